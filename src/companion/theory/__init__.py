@@ -1,0 +1,1 @@
+"""Closed forms and simulations for both papers (numpy/scipy only, never torch)."""
