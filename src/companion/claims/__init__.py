@@ -1,7 +1,7 @@
 """The claims ledger: every claim of both papers, the paper's value, our measurement.
 
 Each claim is one :class:`Claim` registered by a module of this package
-(``dong``, ``dong_real``, ``shirodkar``, ``shirodkar_real``). A claim's
+(``dong_*.py`` and ``shirodkar_*.py``; every module here is imported, in name order). A claim's
 ``measure(scale)`` returns a :class:`Measurement`; :func:`run` times it and turns
 it into a :class:`ClaimResult` with a status:
 
@@ -35,7 +35,6 @@ PROVENANCE = {
     "reconstruction": "our own re-derivation (not the paper's text)",
 }
 STATUSES = ("reproduced", "deviates", "not-run")
-_MODULES = ("dong", "dong_real", "shirodkar", "shirodkar_real")
 _REGISTRY: dict[str, "Claim"] = {}
 
 
@@ -136,12 +135,11 @@ def register(claim: Claim) -> Claim:
 
 
 def _load() -> None:
-    for mod in _MODULES:
-        try:
-            importlib.import_module(f"companion.claims.{mod}")
-        except ModuleNotFoundError as err:
-            if err.name != f"companion.claims.{mod}":
-                raise
+    """Import every claims module of this package (each registers its claims), in name order."""
+    import pkgutil
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        importlib.import_module(f"{__name__}.{info.name}")
 
 
 def all_claims(paper: str | None = None, *, include_heavy: bool = True) -> list[Claim]:

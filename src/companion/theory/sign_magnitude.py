@@ -10,3 +10,4 @@ from companion.theory.bussgang import (  # noqa: F401
     row_cos2,
     simulate_bussgang_cos2,
 )
+from companion.theory.leverage import *  # noqa: F401,F403  (Part I: outlier leverage)

@@ -1,0 +1,1 @@
+"""Models, hooks and experiments (torch + transformers, imported lazily)."""

@@ -1,0 +1,107 @@
+"""LayerNorm and RMSNorm, and their Jacobians (numpy, float64). Shared by both papers.
+
+Conventions follow PyTorch: LayerNorm uses the biased variance, ``eps`` sits inside
+the square root, and the gain ``gamma`` multiplies the normalised vector. Gemma-family
+RMSNorm stores ``w`` and applies the effective gain ``1 + w``; pass the effective gain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion._validate import check_finite_array, check_real
+
+__all__ = ["layernorm", "layernorm_jacobian", "rms", "rmsnorm", "rmsnorm_jacobian"]
+
+
+def _gain(gain, d, name):
+    if gain is None:
+        return np.ones(d)
+    g = check_finite_array(gain, name, ndim=1)
+    if g.shape[0] != d:
+        raise ValueError(f"`{name}` must have length d = {d}; got length {g.shape[0]}")
+    return g
+
+
+def rms(u, eps: float = 0.0) -> np.ndarray:
+    """Root mean square over the last axis, ``sqrt(mean(u**2) + eps)`` (keeps the axis)."""
+    u = np.asarray(u, dtype=np.float64)
+    return np.sqrt(np.mean(u * u, axis=-1, keepdims=True) + eps)
+
+
+def rmsnorm(u, gain=None, eps: float = 0.0) -> np.ndarray:
+    """RMSNorm ``g * u / sqrt(mean(u^2) + eps)`` over the last axis.
+
+    Examples
+    --------
+    >>> rmsnorm(np.array([3.0, 4.0]))
+    array([0.84852814, 1.13137085])
+    """
+    u = check_finite_array(u, "u", min_ndim=1)
+    if u.shape[-1] < 1:
+        raise ValueError(f"`u` must have a non-empty last axis; got shape {u.shape}")
+    eps = check_real(eps, "eps", low=0.0)
+    return _gain(gain, u.shape[-1], "gain") * u / rms(u, eps)
+
+
+def rmsnorm_jacobian(u, gain=None) -> np.ndarray:
+    """Jacobian of RMSNorm (eps = 0) at a single vector ``u`` of length d.
+
+    ``J = diag(g) (1/rms(u)) (I - u_hat u_hat^T)``: it annihilates the radial
+    direction and scales the transverse part by ``1/rms(u) = sqrt(d)/||u||``
+    (Dong 2026, the Frechet derivative behind Theorem 3; re-derived in
+    {prf:ref}`thm-rmsnorm-filter`).
+
+    Examples
+    --------
+    >>> u = np.array([1.0, 2.0, 2.0])
+    >>> np.allclose(rmsnorm_jacobian(u) @ u, 0)
+    True
+    """
+    u = check_finite_array(u, "u", ndim=1)
+    d = u.shape[0]
+    if d < 2:
+        raise ValueError(f"`u` must have length d >= 2; got length {d}")
+    nrm = np.linalg.norm(u)
+    if nrm == 0:
+        raise ValueError("`u` must be non-zero; got the zero vector")
+    uh = u / nrm
+    return _gain(gain, d, "gain")[:, None] * (np.sqrt(d) / nrm) * (np.eye(d) - np.outer(uh, uh))
+
+
+def layernorm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
+    """LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis (biased var).
+
+    Examples
+    --------
+    >>> y = layernorm(np.array([[1.0, 2.0, 6.0]]), gamma=np.array([1.0, 2.0, 4.0]))
+    >>> float(np.round(y @ (1 / np.array([1.0, 2.0, 4.0])), 12)[0])   # <gamma^-1, y> = <gamma^-1, beta> = 0
+    0.0
+    """
+    x = check_finite_array(x, "x", min_ndim=1)
+    d = x.shape[-1]
+    eps = check_real(eps, "eps", low=0.0)
+    g = _gain(gamma, d, "gamma")
+    b = np.zeros(d) if beta is None else _gain(beta, d, "beta")
+    xc = x - x.mean(axis=-1, keepdims=True)
+    return g * xc / np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + eps) + b
+
+
+def layernorm_jacobian(x, gamma=None, eps: float = 0.0) -> np.ndarray:
+    """Jacobian of LayerNorm at a single vector ``x`` of length d.
+
+    With ``z = Px / s``, ``s = sqrt(var + eps)``: ``J = diag(gamma) (P - z z^T / d) / s``,
+    where ``P = I - 11^T/d`` (exact for any eps).
+    """
+    x = check_finite_array(x, "x", ndim=1)
+    d = x.shape[0]
+    if d < 2:
+        raise ValueError(f"`x` must have length d >= 2; got length {d}")
+    g = _gain(gamma, d, "gamma")
+    P = np.eye(d) - np.full((d, d), 1.0 / d)
+    xc = P @ x
+    s = np.sqrt(np.mean(xc * xc) + check_real(eps, "eps", low=0.0))
+    if s == 0:
+        raise ValueError("`x` must not be constant when eps = 0; got a constant vector")
+    z = xc / s
+    return g[:, None] * (P - np.outer(z, z) / d) / s
