@@ -48,8 +48,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _add_optional_commands(sub) -> None:
     """Commands whose modules register themselves (models, run ...)."""
+    import importlib
+
     try:
-        from companion.llm import cli as llm_cli
+        llm_cli = importlib.import_module("companion.llm.cli")
     except ModuleNotFoundError as err:
         if err.name not in ("companion.llm.cli",):
             raise

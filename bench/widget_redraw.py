@@ -1,0 +1,37 @@
+"""Time one slider move (compute + render a PNG) of every chapter's widget at its default values.
+
+    .venv/bin/python bench/widget_redraw.py
+
+Prints a table: chapter figure module, median seconds per redraw over 5 repeats, and
+the machine it ran on. The figures are reported in the README; they are never
+asserted as tests (these machines are noisy).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import platform
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import companion.figures as figures  # noqa: E402
+from companion.widgets import redraw_time  # noqa: E402
+
+
+def main() -> None:
+    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"{'figure module':32s} {'median s / redraw':>18s}")
+    for info in sorted(pkgutil.iter_modules(figures.__path__), key=lambda i: i.name):
+        mod = importlib.import_module(f"companion.figures.{info.name}")
+        if not hasattr(mod, "draw"):
+            continue
+        redraw_time(mod.draw, {}, repeats=1)            # warm caches (fonts, imports)
+        print(f"{info.name:32s} {redraw_time(mod.draw, {}, repeats=5):18.3f}")
+
+
+if __name__ == "__main__":
+    main()
