@@ -1,0 +1,80 @@
+"""CLI commands of the model engine (added to ``companion`` by :func:`add_commands`).
+
+    companion models
+    companion run dead-directions --model NAME|all [--init random|trained] [--scale cpu|full]
+                                  [--tokens N] [--out DIR] [--resume]
+    companion run sign-flips --experiment table1|outlier|leverage|alpha|columns --model NAME
+                             [--scale cpu|full] [--seeds K] [--out DIR] [--resume]
+
+Building the parser imports neither torch nor transformers; the run commands import
+their modules only when they execute.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["add_commands", "SIGN_FLIP_EXPERIMENTS"]
+
+SIGN_FLIP_EXPERIMENTS = ("table1", "outlier", "leverage", "alpha", "columns")
+
+
+def _models(args) -> int:
+    from companion.llm.registry import format_registry
+
+    print(format_registry())
+    return 0
+
+
+def _dead_directions(args) -> int:
+    from companion.llm.dead_directions import run_cli
+
+    return run_cli(args)
+
+
+def _sign_flips(args) -> int:
+    from companion.llm.sign_flips import run_cli
+
+    return run_cli(args)
+
+
+def _layers(text: str):
+    return "full" if text == "full" else int(text)
+
+
+def _command_line() -> str:
+    argv = list(sys.argv)
+    prog = "companion" if argv and argv[0].endswith(("companion", "__main__.py", "cli.py")) else argv[0]
+    return " ".join([prog] + argv[1:]) if argv else "companion"
+
+
+def add_commands(subparsers) -> None:
+    """Add ``models`` and ``run {dead-directions, sign-flips}`` to the ``companion`` parser."""
+    m = subparsers.add_parser("models", help="print the model registry")
+    m.set_defaults(func=_models)
+    r = subparsers.add_parser("run", help="long, resumable model experiments (results as JSONL)")
+    rs = r.add_subparsers(dest="experiment_kind", required=True)
+
+    d = rs.add_parser("dead-directions", help="the dead-direction diagnostic (Shirodkar & Narayanan)")
+    d.add_argument("--model", required=True, action="append",
+                   help="registered model name (repeatable), or 'all'")
+    d.add_argument("--init", choices=["random", "trained"], default="trained")
+    d.add_argument("--scale", choices=["cpu", "full"], default="cpu")
+    d.add_argument("--tokens", type=int, default=None,
+                   help="calibration tokens N (default: the scale preset, N > d)")
+    d.add_argument("--layers", type=_layers, default=None,
+                   help="depth of random-init models: an integer, or 'full' (the real depth)")
+    d.add_argument("--out", default="results/dead_directions", help="results folder")
+    d.add_argument("--resume", action="store_true", help="skip settings already in the results file")
+    d.add_argument("--device", default=None)
+    d.add_argument("--dtype", default=None, choices=[None, "float32", "bfloat16", "float16"])
+    d.set_defaults(func=_dead_directions, command_line=_command_line())
+
+    s = rs.add_parser("sign-flips", help="sign flips at scale (Dong)")
+    s.add_argument("--experiment", required=True, choices=SIGN_FLIP_EXPERIMENTS)
+    s.add_argument("--model", required=True)
+    s.add_argument("--scale", choices=["cpu", "full"], default="cpu")
+    s.add_argument("--seeds", type=int, default=None)
+    s.add_argument("--out", default="results/sign_flips", help="results folder")
+    s.add_argument("--resume", action="store_true")
+    s.set_defaults(func=_sign_flips, command_line=_command_line())

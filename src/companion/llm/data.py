@@ -1,0 +1,134 @@
+"""Calibration and evaluation data: real English text here, WikiText on Colab, photographs for ViT.
+
+* ``source="wiki"`` (default): the 107 English Wikipedia articles shipped in the gensim wheel
+  (``enwiki-latest-pages-articles1...shortened.bz2``; ≈ 720k SmolLM2 tokens), cleaned with
+  gensim's ``filter_wiki``; text CC BY-SA.
+* ``source="lee"``: the Lee news corpus in the same wheel (≈ 76k tokens), for quick tests.
+* ``source="wikitext-2"`` / ``"wikitext-103"``: the test split from the hub (needs ``datasets``
+  and network: Colab). Same code path after the text is read.
+* Images: :func:`image_batches` crops scikit-image's bundled sample photographs.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from companion._validate import check_choice, check_int
+
+__all__ = ["corpus_text", "token_windows", "image_batches", "SOURCES"]
+
+SOURCES = ("wiki", "lee", "wikitext-2", "wikitext-103")
+
+
+@lru_cache(maxsize=4)
+def corpus_text(source: str = "wiki") -> str:
+    """The raw text of ``source`` as one string (cached per process)."""
+    check_choice(source, "source", SOURCES)
+    if source in ("wiki", "lee"):
+        from gensim.test.utils import datapath
+
+        if source == "lee":
+            with open(datapath("lee_background.cor"), encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        from gensim.corpora.wikicorpus import extract_pages, filter_wiki
+        import bz2
+
+        path = datapath("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+        parts = []
+        with bz2.open(path, "rb") as fh:
+            for title, text, _pageid in extract_pages(fh):
+                body = filter_wiki(text).replace("'''", "").replace("''", "")
+                body = re.sub(r"\n{3,}", "\n\n", body).strip()
+                if len(body) > 200:
+                    parts.append(f" = {title} = \n\n{body}\n")
+        return "\n".join(parts)
+    from companion.llm.registry import hub_offline
+
+    if hub_offline():
+        raise RuntimeError(f"`source` {source!r} needs the Hugging Face hub, which is disabled "
+                           f"here (HF_HUB_OFFLINE); use source='wiki' (offline Wikipedia text)")
+    import datasets  # Colab ships it
+
+    cfg = "wikitext-2-raw-v1" if source == "wikitext-2" else "wikitext-103-raw-v1"
+    return "\n\n".join(datasets.load_dataset("wikitext", cfg, split="test")["text"])
+
+
+_IDS: dict = {}
+
+
+def _token_ids(tokenizer, source: str):
+    key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), type(tokenizer).__name__, source)
+    if key not in _IDS:
+        text = corpus_text(source)
+        # tokenise in paragraph chunks: fast tokenizers warn (and some truncate) on one huge string
+        chunks = [c for c in text.split("\n\n") if c.strip()]
+        ids: list[int] = []
+        enc = tokenizer(chunks, add_special_tokens=False, verbose=False)["input_ids"]
+        for e in enc:
+            ids.extend(e)
+        _IDS[key] = ids
+    return _IDS[key]
+
+
+def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki", offset: int = 0):
+    """Non-overlapping windows of real text → ``LongTensor (n_windows, window)``.
+
+    The corpus is tokenised once (no special tokens) and cut into consecutive windows;
+    ``offset`` counts windows to skip, so calibration (``offset=0``) and evaluation
+    (``offset=n_calib``) windows are disjoint.
+
+    Raises
+    ------
+    ValueError
+        When the corpus holds fewer than ``offset + n_windows`` windows (the message says how many).
+    """
+    import torch
+
+    n_windows = check_int(n_windows, "n_windows", low=1)
+    window = check_int(window, "window", low=2)
+    offset = check_int(offset, "offset", low=0)
+    ids = _token_ids(tokenizer, check_choice(source, "source", SOURCES))
+    available = len(ids) // window
+    if offset + n_windows > available:
+        raise ValueError(f"`n_windows` must be <= {available - offset} for source {source!r} "
+                         f"(window {window}, offset {offset}: {len(ids)} tokens); got {n_windows}")
+    start = offset * window
+    t = torch.tensor(ids[start:start + n_windows * window], dtype=torch.long)
+    return t.view(n_windows, window)  # (n_windows, window)
+
+
+_PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "immunohistochemistry", "hubble_deep_field",
+           "retina", "colorwheel")
+
+
+def image_batches(n_images: int, *, size: int = 224, batch_size: int = 8, seed: int = 0,
+                  mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)):
+    """Batches of ``(b, 3, size, size)`` float tensors cropped from scikit-image's sample photos.
+
+    Each image is a random square crop (side 40–100 % of the photo's short side) of one of
+    eight bundled colour photographs, resized to ``size`` and normalised with ``mean``/``std``
+    (ViT's 0.5/0.5 by default). Deterministic for a given ``seed``. Yields dicts
+    ``{"pixel_values": tensor}``.
+    """
+    import numpy as np
+    import skimage.data
+    import torch
+    from skimage.transform import resize
+
+    n_images = check_int(n_images, "n_images", low=1)
+    rng = np.random.default_rng(seed)
+    photos = [getattr(skimage.data, p)()[..., :3] for p in _PHOTOS]
+    m = np.asarray(mean, dtype=np.float32)[:, None, None]
+    s = np.asarray(std, dtype=np.float32)[:, None, None]
+    batch = []
+    for i in range(n_images):
+        img = photos[i % len(photos)]
+        h, w = img.shape[:2]
+        side = int(min(h, w) * rng.uniform(0.4, 1.0))
+        y, x = rng.integers(0, h - side + 1), rng.integers(0, w - side + 1)
+        crop = resize(img[y:y + side, x:x + side], (size, size), anti_aliasing=True)  # (size, size, 3)
+        batch.append((crop.transpose(2, 0, 1).astype(np.float32) - m) / s)
+        if len(batch) == batch_size or i == n_images - 1:
+            yield {"pixel_values": torch.from_numpy(np.stack(batch))}  # (b, 3, size, size)
+            batch = []

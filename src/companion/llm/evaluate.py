@@ -1,0 +1,75 @@
+"""Next-token NLL and perplexity of a causal LM over fixed token windows.
+
+The protocol of Dong (2026, §4.5): score each window on its own, predict every token
+after the first, and report ``PPL = exp(total NLL / predicted tokens)``. Logits are
+upcast to float32 before the log-softmax and the per-window sums are accumulated in
+float64, so an fp16 forward pass on a GPU still has fp32 accumulation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["NLLResult", "evaluate_nll"]
+
+
+@dataclass(frozen=True)
+class NLLResult:
+    """Mean next-token NLL over windows (nats per token) and the perplexity ``exp(nll)``.
+
+    ``per_window`` holds each window's mean NLL, so the spread of a difference across
+    windows (the evaluation noise floor) can be computed from two results.
+    """
+
+    nll: float
+    tokens: int
+    per_window: np.ndarray = field(repr=False)
+    dtype: str = "float32"
+
+    @property
+    def ppl(self) -> float:
+        return float(math.exp(self.nll))
+
+
+def _autocast(model):
+    import contextlib
+
+    import torch
+
+    p = next(model.parameters())
+    if p.device.type == "cuda" and p.dtype in (torch.float16, torch.bfloat16):
+        return torch.autocast("cuda", dtype=p.dtype)
+    return contextlib.nullcontext()
+
+
+def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
+    """Mean next-token NLL of ``model`` on ``windows`` (LongTensor (n_windows, window)).
+
+    Deterministic on a given machine and thread count: evaluating the same weights twice
+    gives the same float bit for bit (the sign-flip experiments rely on this to check that
+    undoing a perturbation restores the model exactly).
+    """
+    import torch
+
+    from companion._validate import check_int
+
+    batch_size = check_int(batch_size, "batch_size", low=1)
+    if windows.ndim != 2 or windows.shape[1] < 2:
+        raise ValueError(f"`windows` must be a 2-D tensor with at least 2 tokens per window; "
+                         f"got shape {tuple(windows.shape)}")
+    p = next(model.parameters())
+    sums = np.zeros(windows.shape[0], dtype=np.float64)       # (n_windows,) summed NLL
+    with torch.no_grad(), _autocast(model):
+        for start in range(0, windows.shape[0], batch_size):
+            ids = windows[start:start + batch_size].to(p.device)         # (b, window)
+            logits = model(input_ids=ids).logits[:, :-1].float()         # (b, window-1, vocab)
+            logp = torch.log_softmax(logits, dim=-1)
+            nll = -logp.gather(-1, ids[:, 1:, None]).squeeze(-1)         # (b, window-1)
+            sums[start:start + ids.shape[0]] = nll.double().sum(dim=1).cpu().numpy()
+    per_tok = windows.shape[1] - 1
+    per_window = sums / per_tok
+    total = int(per_tok * windows.shape[0])
+    return NLLResult(float(sums.sum() / total), total, per_window, str(p.dtype).removeprefix("torch."))

