@@ -2,6 +2,12 @@
 #   make book   set up .venv, build the executed book at CPU scale, print the path of index.html
 #   make test   set up .venv, run every test (unit, integration, doctests, every chapter through
 #               nbval) and a warnings-as-errors structural build of the site
+# Reader's-book targets (issue 7):
+#   make vendor     widget JS, MathJax 3, Font Awesome 4, reveal.js from the npm registry -> _vendor/
+#   make site-test  make book, then every page in headless chromium (installed when absent):
+#                   console errors, CDN requests, raw math, empty widgets, missing figures/alt text,
+#                   broken links; screenshots in _build/screenshots/
+#   make slides     one reveal.js deck per chapter in _build/slides/ (+ one-page handouts per paper)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -22,7 +28,7 @@ export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 
-.PHONY: book test venv clean sync site-test slides bench
+.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts
 
 venv: $(STAMP)
 
@@ -44,14 +50,33 @@ define bust_cache
 	  mkdir -p _build; echo $$h > _build/.src-hash; fi
 endef
 
-book: $(STAMP)
+# The site serves its own JS (no CDN): _vendor/site must exist before any build.
+vendor: $(STAMP)
+	$(PY) -m companion.testing.vendor
+
+book: $(STAMP) vendor
 	$(bust_cache)
-	$(JB) build . -W -n --keep-going
+	env -u MPLBACKEND $(JB) build . -W -n --keep-going
 	@echo "Book built: $$(pwd)/_build/html/index.html"
 
-test: $(STAMP)
+test: $(STAMP) vendor
 	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
 	$(PY) -m companion.testing.structural_build
+
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  { echo "installing chromium (Debian package)"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
+
+site-test: book chromium
+	$(PY) -m companion.testing.site_check --html _build/html --out _build/screenshots
+
+# Decks from the executed notebooks of `make book` (chapters missing there are executed here).
+slides: $(STAMP) vendor
+	env -u MPLBACKEND $(PY) -m companion.testing.slides --out _build/slides
+
+handouts: $(STAMP) vendor chromium
+	$(PY) -m companion.testing.handout --out _build/handouts
 
 sync:
 	$(VENV)/bin/jupytext --sync $$(grep -l '^kernelspec:' -r book --include='*.md')

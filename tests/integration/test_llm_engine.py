@@ -31,10 +31,10 @@ def _offline(monkeypatch):
     monkeypatch.setenv("COMPANION_PROGRESS", "0")
 
 
-def tiny(name, layers=1, width=32):
+def tiny(name, layers=1, width=32, vocab=128):
     spec = registry.get_spec(name)
     over = {"image_size": 32, "patch_size": 8} if spec.modality == "image" else None
-    return build_random(spec, num_layers=layers, width=width, vocab_size=128, overrides=over)
+    return build_random(spec, num_layers=layers, width=width, vocab_size=vocab, overrides=over)
 
 
 def tiny_batches(model, n_tokens=192, seq=32, seed=0):
@@ -201,7 +201,8 @@ def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
 
     def fake_load(name, **kw):
         built.append(name)
-        return tiny(name, layers=1), loading.load_tokenizer("minilm-l6")
+        tok = loading.load_tokenizer("minilm-l6")
+        return tiny(name, layers=1, vocab=len(tok)), tok
 
     monkeypatch.setattr(loading, "load_model", fake_load)
     real = dd.diagnose
@@ -253,7 +254,10 @@ def test_minilm_trained_few_hundred_tokens():
     ids = token_windows(tok, n_windows=2, window=256)                 # 512 tokens > d = 384
     diag = diagnose(model, [ids])
     assert diag.norm_name == "encoder.layer.5.output.LayerNorm" and diag.post_ln
-    assert diag.verdict == "layernorm" and diag.cos > 0.999
+    assert diag.verdict == "layernorm" and diag.rayleigh < 1e-10
+    # trained: other directions are numerically dead too in float32, so the bottom eigenvector
+    # is only pinned to v* once the norm is recomputed in float64
+    assert diag.cos_fp64 > 0.999
     assert 0.5 < diag.gamma_stats["mean"] < 0.8                       # trained γ, mean 0.64
     assert hook_count(model) == 0
 

@@ -123,3 +123,15 @@ def test_classifier_bad_input():
         classify_norm(g, cov=np.eye(4) + np.triu(np.ones((4, 4)), 1), n_samples=10, dtype="float64")
     with pytest.raises(ValueError, match=re.escape("`d` must be an integer >= 2; got 1")):
         random_direction_null(1)
+
+
+@pytest.mark.parametrize("t, verdict", [(1e-13, "layernorm"), (2e-11, "undetermined"), (1e-8, "rmsnorm")])
+def test_classifier_three_verdicts_on_a_constructed_covariance(t, verdict):
+    # C = I - (1 - t) v v^T with v = v* for gamma = 1: v*^T C v* = t exactly
+    d = 16
+    v = np.full(d, 1 / np.sqrt(d))
+    C = np.eye(d) - (1 - t) * np.outer(v, v)
+    out = classify_norm(np.ones(d), cov=C, n_samples=1000, dtype="float32")
+    assert out.floor == pytest.approx(precision_floor("float32", d))
+    assert out.threshold_layernorm < 2e-11 < out.threshold_rmsnorm
+    assert out.verdict == verdict and out.cos == pytest.approx(1.0)

@@ -47,6 +47,21 @@ def test_merge_equals_single_stream(rng):
     assert a.n == whole.n
 
 
+def test_merge_moments_equals_update(rng):
+    X = rng.standard_normal((120, 4)) + 5.0
+    a, b = GramAccumulator(), GramAccumulator()
+    for part in np.array_split(X, 3):
+        a.update(part)
+        mu = part.mean(0)
+        b.merge_moments(part.shape[0], mu, (part - mu).T @ (part - mu))
+    np.testing.assert_allclose(b.comoment, a.comoment, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-14)
+    with pytest.raises(ValueError, match=re.escape("`mean` must have length d = 4; got length 3")):
+        b.merge_moments(2, np.zeros(3), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=re.escape("`comoment` must have shape (4, 4); got shape (4, 3)")):
+        b.merge_moments(2, np.zeros(4), np.zeros((4, 3)))
+
+
 def test_empty_batch_is_noop_and_quadratic_form(rng):
     acc = GramAccumulator(3).update(np.zeros((0, 3)))
     assert acc.n == 0

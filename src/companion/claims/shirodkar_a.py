@@ -65,7 +65,7 @@ def _null_cos(scale: str = "cpu", full: bool = False) -> Measurement:
     ok = sim["mean"].agrees_with(nd.mean) and all(v.q99 <= 0.10 for v in q.values())
     qs = ", ".join(f"d={d}: {v.q999:.3f}" for d, v in q.items())
     return Measurement(
-        value=q[768].q999, agrees=bool(ok), stderr=None,
+        value=q[768].q99, agrees=bool(ok), stderr=None,
         detail=f"exact: cos² ~ Beta(1/2, (d−1)/2); 99.9 % quantile of |cos| {qs}; "
                f"99 % quantile ≤ 0.10 for every d ≥ 768 but at d = 768 P(|cos| > 0.10) = "
                f"{q[768].sf(0.10):.4f}. Monte Carlo at d = {d_mc}: E|cos| = {sim['mean']:.5f} "
@@ -127,7 +127,7 @@ register(Claim(
     paper_value="null |cos| ≤ 0.10 (seed summary only); RMSNorm mean |cos| ≈ 0.015 (secondary)",
     method="exact law cos² ~ Beta(1/2, (d−1)/2) for d = 768…4096 (our derivation) and a Monte Carlo "
            "check of E|cos|",
-    tolerance="Monte Carlo within 4 SE of the exact mean, and the 99 % quantile ≤ 0.10 for every d ≥ 768",
+    tolerance="Monte Carlo within 4 SE of the exact mean, and the 99 % quantile of |cos| (our value, at d = 768, the largest) ≤ 0.10 for every d ≥ 768",
     provenance=("seed-only", "secondary", "reconstruction"), measure=_null_cos,
     chapter="book/dead_directions/classifier",
 ))

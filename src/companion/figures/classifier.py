@@ -13,7 +13,7 @@ __all__ = ["draw", "PRECISIONS_SWEEP", "synthetic_verdicts"]
 
 #: Frames of the kernel-free player: the precision of the activations.
 PRECISIONS_SWEEP = ("float64", "float32", "float16", "bfloat16")
-_SIGMAS = (0.0, 1.0, 2.0)
+_SIGMAS = (0.0, 1.5, 3.0)
 _DISTS = ("gaussian", "student_t", "offset")
 
 

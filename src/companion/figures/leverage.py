@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from companion.plotting import COLORS
 from companion.theory import leverage as lv
@@ -12,7 +13,7 @@ from companion.theory import leverage as lv
 __all__ = ["ALPHAS", "draw"]
 
 #: Amplitudes of the kernel-free frame player (log-spaced, through the real-model values).
-ALPHAS = (0.01, 0.015, 0.024, 0.035, 0.05, 0.075, 0.1, 0.14, 0.2, 0.26, 0.289, 0.35)
+ALPHAS = (0.01, 0.024, 0.04, 0.07, 0.1, 0.15, 0.2, 0.26, 0.35)
 _MARKS = ((lv.ABSTRACT_ALPHA_MEDIAN, "abstract median 0.024"), (lv.ABSTRACT_ALPHA_MAX, "abstract max 0.26"),
           (lv.AUTHOR_ALPHA_MAX, "author's JSON max 0.289"))
 
@@ -57,3 +58,5 @@ def draw(fig, alpha: float = 0.1, n: int = 2048, samples: int = 20000, seed: int
             title="the ReLU correction")
     for ax in (ax1, ax2):
         ax.grid(alpha=0.3)
+        ax.xaxis.set_minor_locator(NullLocator())          # unlabelled minor ticks cost most of a redraw
+    ax1.yaxis.set_minor_locator(NullLocator())

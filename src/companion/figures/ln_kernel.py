@@ -55,8 +55,10 @@ def draw(fig, d: int = 64, sigma: float = 1.0, signs: bool = True, beta: float =
         ax2.scatter(v, u, s=10, color=COLORS["sim"], alpha=0.8, label="coordinates i")
         ax2.set(xlim=(-lim, lim), ylim=(-lim, lim))
         ax2.set(title=f"|cos(v*, bottom direction)| = {rep.cos:.4f}")
+        ax2.legend(fontsize=7, loc="upper left")
     else:
-        ax2.set(title="N ≤ d: no unique bottom direction")
+        ax2.text(0.5, 0.5, "N ≤ d: the bottom direction is not unique\n(centred rank ≤ N − 1)",
+                 ha="center", va="center", transform=ax2.transAxes)
+        ax2.set(title="no unique bottom direction")
     ax2.set(xlabel=r"predicted $v^*_i = \gamma_i^{-1}/\|\gamma^{-1}\|$", ylabel="measured bottom direction $u_i$")
-    ax2.legend(fontsize=7, loc="upper left")
     ax2.grid(alpha=0.3)

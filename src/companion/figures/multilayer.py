@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from companion.plotting import COLORS
 from companion.theory import multilayer as ml
@@ -55,6 +56,7 @@ def draw(fig, depth: int = 6, p: float = 0.01, activation: str = "relu", m: int 
             title=f"{activation}, p = {p:g}, m = {m}, {seeds} seeds × {samples}")
     ax1.legend(fontsize=7, loc="upper left")
     ax1.grid(alpha=0.3)
+    ax1.yaxis.set_minor_locator(NullLocator())             # unlabelled minor ticks cost most of a redraw
     if depth < 2:
         ax2.text(0.5, 0.5, "a slope needs\nat least 2 depths", ha="center", va="center", transform=ax2.transAxes)
         ax2.set_axis_off()

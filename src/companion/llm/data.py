@@ -58,17 +58,35 @@ _IDS: dict = {}
 
 
 def _token_ids(tokenizer, source: str):
+    """Token ids of the whole corpus: memory cache, then a disk cache under the model cache
+    dir (tokenising 3 M characters takes seconds; reading the cache, milliseconds)."""
+    import hashlib
+    import os
+
+    import numpy as np
+
+    from companion.llm.registry import cache_dir
+
     key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), type(tokenizer).__name__, source)
-    if key not in _IDS:
+    if key in _IDS:
+        return _IDS[key]
+    vocab_probe = tokenizer("The dead direction of LayerNorm.", add_special_tokens=False)["input_ids"]
+    digest = hashlib.sha256(repr((key[1:], list(vocab_probe))).encode()).hexdigest()[:16]
+    path = os.path.join(cache_dir(), "tokens", f"{source}-{digest}.npy")
+    if os.path.exists(path):
+        ids = np.load(path)
+    else:
         text = corpus_text(source)
         # tokenise in paragraph chunks: fast tokenizers warn (and some truncate) on one huge string
         chunks = [c for c in text.split("\n\n") if c.strip()]
-        ids: list[int] = []
         enc = tokenizer(chunks, add_special_tokens=False, verbose=False)["input_ids"]
-        for e in enc:
-            ids.extend(e)
-        _IDS[key] = ids
-    return _IDS[key]
+        ids = np.fromiter((i for e in enc for i in e), dtype=np.int64)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp.npy"
+        np.save(tmp, ids)
+        os.replace(tmp, path)
+    _IDS[key] = ids
+    return ids
 
 
 def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki", offset: int = 0):
@@ -94,7 +112,7 @@ def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki
         raise ValueError(f"`n_windows` must be <= {available - offset} for source {source!r} "
                          f"(window {window}, offset {offset}: {len(ids)} tokens); got {n_windows}")
     start = offset * window
-    t = torch.tensor(ids[start:start + n_windows * window], dtype=torch.long)
+    t = torch.as_tensor(ids[start:start + n_windows * window], dtype=torch.long).clone()
     return t.view(n_windows, window)  # (n_windows, window)
 
 

@@ -10,7 +10,9 @@ norm's parameters plus that one forward pass:
   (:func:`companion.theory.null_classifier.classify_norm`, forward dtype as the precision);
 * the same on the norm **recomputed in float64** from its captured input (removes the
   forward dtype's rounding floor);
-* the Schur ratio R(v*) of the **pre-norm** final state (our reconstruction);
+* the Schur ratio R(v*) of the **pre-norm** final state
+  (:func:`companion.theory.schur_ratio.schur_ratio`, our reconstruction) and its
+  Marchenko–Pastur baseline;
 * the σ_min profile of the **pre-norm** residual stream block by block (uncentred XᵀX,
   float64), with and without position 0 (attention-sink tokens dominate).
 
@@ -27,8 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Diagnosis", "diagnose", "run_dead_directions", "run_cli", "schur_ratio_along",
-           "results_path", "load_results"]
+__all__ = ["Diagnosis", "diagnose", "near_null_alignment", "run_dead_directions", "run_cli", "results_path", "load_results"]
 
 
 @dataclass
@@ -59,6 +60,11 @@ class Diagnosis:
     vstar_eigenvalue_fp64: float
     verdict_fp64: str
     schur_ratio: float
+    schur_mp_baseline: float
+    kernel_dim: int
+    cos_subspace: float
+    kernel_dim_fp64: int
+    cos_subspace_fp64: float
     sigma_min: np.ndarray = field(repr=False)
     sigma_min_no_pos0: np.ndarray = field(repr=False)
     profile_tokens: int
@@ -87,28 +93,33 @@ class Diagnosis:
         return out
 
 
-def schur_ratio_along(C, h) -> float:
-    """R(h) = 1 / (h_hh-variance · (C⁻¹)_hh) for unit h: the share of the variance along h
-    not linearly predictable from the orthogonal complement (1 = independent, → 0 = dead).
+_UNIT = {"float64": 2.0 ** -53, "float32": 2.0 ** -24, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
 
-    Our reconstruction of the paper's Schur ratio (spec §2.5; the paper's formula was not
-    available): with Q an orthonormal basis whose first axis is h, R = (Σ_hh − Σ_h⊥Σ_⊥⊥⁻¹Σ_⊥h)/Σ_hh.
+
+def near_null_alignment(C, vstar, *, dtype: str = "float32", factor: float = 1e3):
+    """``(k, ‖P_k v*‖)``: the number k ≥ 1 of eigenvalues of C at the bottom that are
+    numerically zero (λ_i ≤ factor · max(v*ᵀCv*, u²·λ_max), u the dtype's unit roundoff),
+    and the norm of v*'s projection on their span.
+
+    When γ has (near-)zero entries every such coordinate is a kernel direction of its own
+    (clause (a)(ii) of T1), so the bottom eigenvector is only defined up to that subspace
+    and |cos| with one vector is not the right read; this is.
 
     Examples
     --------
-    >>> round(schur_ratio_along(np.diag([2.0, 1.0]), np.array([1.0, 0.0])), 12)
-    1.0
+    >>> k, a = near_null_alignment(np.diag([0.0, 0.0, 1.0, 2.0]), np.array([0.6, 0.8, 0, 0]))
+    >>> k, round(a, 12)
+    (2, 1.0)
     """
     C = np.asarray(C, dtype=np.float64)
-    h = np.asarray(h, dtype=np.float64)
-    h = h / np.linalg.norm(h)
+    v = np.asarray(vstar, dtype=np.float64)
     w, V = np.linalg.eigh(0.5 * (C + C.T))
-    if w[0] <= 0:
-        return 0.0
-    proj = V.T @ h                                                   # (d,)
-    var = float(np.sum(w * proj ** 2))
-    inv = float(np.sum(proj ** 2 / w))
-    return 1.0 / (var * inv)
+    lam_max = float(w[-1])
+    quad = max(float(v @ C @ v) / float(v @ v), 0.0)
+    tau = factor * max(quad, _UNIT.get(dtype, 2.0 ** -24) ** 2 * lam_max)
+    k = max(1, int(np.sum(w <= tau)))
+    proj = V[:, :k].T @ v                                            # (k,)
+    return k, float(np.linalg.norm(proj) / np.linalg.norm(v))
 
 
 def _as_inputs(batch):
@@ -160,6 +171,7 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     from companion.llm.runs import progress
     from companion.theory.ln_kernel import kernel_report
     from companion.theory.null_classifier import classify_norm, random_direction_null
+    from companion.theory.schur_ratio import mp_baseline, schur_ratio
 
     t0 = time.perf_counter()
     fn = final_norm if final_norm is not None else find_final_norm(model)
@@ -230,7 +242,15 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     else:
         cos64 = ray64 = ev64 = float("nan")
         v64 = ""
-    schur = schur_ratio_along(g_in.acc.covariance(), vstar)
+    try:                          # our reconstruction of the Schur ratio, on the pre-norm state
+        schur = schur_ratio(g_in.acc.covariance(), vstar)
+    except ValueError:            # singular pre-norm covariance (e.g. post-LN input): R is 0/0
+        schur = float("nan")
+    kdim, csub = near_null_alignment(C, vstar, dtype=dtype)
+    if recompute_fp64:
+        kdim64, csub64 = near_null_alignment(C64, vstar, dtype="float64")
+    else:
+        kdim64, csub64 = 0, float("nan")
     sig, sig_wo = [], []
     for gw, g0 in zip(prof_wo, prof_p0):
         sig_wo.append(gw.acc.sigma_min(centred=False))
@@ -246,6 +266,8 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
         diag_rayleigh=rep.diag_rayleigh, gap_ratio=rep.gap_ratio, null_q999=null.q999,
         null_mean=null.mean, spectrum=rep.spectrum, cos_fp64=cos64, rayleigh_fp64=ray64,
         vstar_eigenvalue_fp64=ev64, verdict_fp64=v64, schur_ratio=schur,
+        schur_mp_baseline=mp_baseline(d, n),
+        kernel_dim=kdim, cos_subspace=csub, kernel_dim_fp64=kdim64, cos_subspace_fp64=csub64,
         sigma_min=np.asarray(sig), sigma_min_no_pos0=np.asarray(sig_wo), profile_tokens=n_prof,
         profile_degenerate=bool(fn.post_ln),
         gamma_stats={"mean": float(g.mean()), "std": float(g.std()), "min": float(g.min()),
@@ -373,6 +395,7 @@ def run_cli(args) -> int:
             status = 2
             continue
         print(f"{name:<15} {rec['init']:<7} d={rec['d']:<5} N={rec['n_tokens']:<6} "
-              f"|cos|={rec['cos']:.6f} rayleigh={rec['rayleigh']:.2e} verdict={rec['verdict']} "
+              f"|cos|={rec['cos']:.6f} null-space={rec['cos_subspace_fp64']:.6f} "
+              f"rayleigh={rec['rayleigh']:.2e} verdict={rec['verdict']} "
               f"({rec['dtype']}) min σ-ratio={min(rec['sigma_ratio_no_pos0'] or [float('nan')]):.3f}")
     return status

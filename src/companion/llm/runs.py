@@ -77,9 +77,14 @@ class ResultStore:
             rec.setdefault(field, None)
         if "key" not in rec:
             rec["key"] = settings_key(rec.get("settings", {}))
-        old = [r for r in self.records() if r.get("key") != rec["key"]]
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
+        with _locked(folder):                    # two writers never lose each other's records
+            self._write(folder, rec)
+        return rec
+
+    def _write(self, folder: str, rec: dict) -> None:
+        old = [r for r in self.records() if r.get("key") != rec["key"]]
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".jsonl")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -87,12 +92,36 @@ class ResultStore:
                     fh.write(json.dumps(r, sort_keys=True, default=_jsonable) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)                    # mkstemp makes it 0600
             os.replace(tmp, self.path)
         except BaseException:
             if os.path.exists(tmp):
                 os.remove(tmp)
             raise
-        return rec
+
+
+class _locked:
+    """An exclusive ``flock`` on the results folder (POSIX; a no-op elsewhere)."""
+
+    def __init__(self, folder: str):
+        self.folder, self.fd = folder, None
+
+    def __enter__(self):
+        try:
+            import fcntl
+
+            self.fd = os.open(self.folder, os.O_RDONLY)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            self.fd = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)                    # closing releases the lock
+        return False
 
 
 def run_record(store: ResultStore, settings: dict, measure, *, resume: bool = True,

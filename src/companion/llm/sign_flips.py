@@ -41,7 +41,7 @@ from companion._validate import check_choice, check_int, check_real
 __all__ = [
     "EXPERIMENTS", "KINDS", "PAPER", "POOLS", "FlipSet", "activation_stats", "alpha_from_stats",
     "allocate", "bernoulli_flips", "column_flip_set", "count_matched_flips", "evenly_spaced",
-    "get_linear", "input_abs_mean", "linear_layers", "log_spaced_columns", "matrix_rng",
+    "get_linear", "input_abs_mean", "load_results", "results_path", "results_root", "summarize", "linear_layers", "log_spaced_columns", "matrix_rng",
     "outlier_columns", "perturbed", "pool_sizes", "run_cli", "run_experiment",
     "single_flip_energy", "spearman", "table1_layer", "vector_cos2",
 ]
@@ -50,6 +50,8 @@ __all__ = [
 EXPERIMENTS = ("table1", "outlier", "leverage", "alpha", "columns")
 #: Perturbation kinds of :func:`perturbed`.
 KINDS = ("flip", "scaled_flip", "magnitude", "magnitude_local")
+#: Default results folder (the CLI's ``--out``), relative to the repository root.
+RESULTS = "results/sign_flips"
 #: Where flips may fall: every entry, only outlier columns, only non-outlier columns.
 POOLS = ("all", "outlier", "non")
 
@@ -585,9 +587,10 @@ def table1_layer(name: str, weight, *, samples: int = 2000, rng=None) -> dict:
 class Setup:
     """Sizes of the sign-flip experiments at one scale.
 
-    ``cpu``: a few 512-token windows of the offline Wikipedia text, few seeds (2–3; the
-    paper uses 5–10): enough for the qualitative results and the orders of magnitude, not
-    for the paper's confidence bands. ``full``: the paper's protocol (10 × 2048 windows of
+    ``cpu``: 4 windows of 256 tokens of the offline Wikipedia text (1,020 predicted tokens,
+    the paper scores 20,470), 4 disjoint calibration windows, 2 seeds (the paper uses 5–10)
+    and 12 columns for Exp G (the paper 20): sized for 2 shared CPU cores, enough for the
+    qualitative results and orders of magnitude, not for the paper's confidence bands. ``full``: the paper's protocol (10 × 2048 windows of
     WikiText-2 test, 5 outlier-calibration windows, 10 seeds, 10,000 sphere samples).
     """
 
@@ -608,8 +611,8 @@ class Setup:
 
 
 SETUPS = {
-    "cpu": Setup("cpu", eval_windows=4, window=512, calib_windows=4, seeds=2, leverage_seeds=3,
-                 sphere_samples=2000, source="wiki"),
+    "cpu": Setup("cpu", eval_windows=4, window=256, calib_windows=4, seeds=2, leverage_seeds=2,
+                 sphere_samples=2000, source="wiki", n_columns=12),
     "full": Setup("full", eval_windows=10, window=2048, calib_windows=5, seeds=5,
                   leverage_seeds=10, sphere_samples=10000, source="wikitext-2"),
 }
@@ -733,8 +736,10 @@ def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibra
     p = next(model.parameters())
     return {"model": name, "scale": scale, "experiment": experiment,
             "dtype": str(p.dtype).removeprefix("torch."), "device": str(p.device),
-            "eval_windows": int(windows.shape[0]), "window": int(windows.shape[1]),
-            "eval_tokens_predicted": int(windows.shape[0] * (windows.shape[1] - 1)),
+            "eval_windows": int(windows.shape[0]) if windows is not None else 0,
+            "window": int(windows.shape[1]) if windows is not None else 0,
+            "eval_tokens_predicted": int(windows.shape[0] * (windows.shape[1] - 1))
+            if windows is not None else 0,
             "calib_windows": int(calib.shape[0]) if calib is not None else 0,
             "calibration": calibration, "torch": torch.__version__,
             "transformers": transformers.__version__, "machine": platform.machine(),
@@ -794,10 +799,11 @@ def _exp_outlier(ctx: _Context, store, seeds: int, bar, p: float) -> None:
     _record_baseline(ctx, store)
     _, cols = _calibrate(ctx, store)
     proto = ctx.calibration
-    jobs = [(s, pool, kind) for s in range(seeds)
-            for pool, kind in (("all", "flip"), ("all", "magnitude"), ("outlier", "flip"),
-                               ("non", "flip"), ("outlier", "scaled_flip"),
-                               ("non", "scaled_flip"))]
+    conds = (("all", "flip"), ("all", "magnitude"), ("outlier", "flip"), ("non", "flip"),
+             ("outlier", "scaled_flip"), ("non", "scaled_flip"))
+    if proto == "overlap":          # the all-entry conditions do not depend on the calibration
+        conds = conds[2:]
+    jobs = [(s, pool, kind) for s in range(seeds) for pool, kind in conds]
     for s, pool, kind in bar(jobs, desc="outlier"):
         key = f"outlier|{proto}|p={p:g}|{pool}|{kind}|seed={s}"
         if store.done(key):
@@ -1039,27 +1045,48 @@ class _Store:
 
 
 def results_path(out, model: str, experiment: str, scale: str = "cpu") -> str:
-    """Where an experiment's records live: ``<out>/sign_flips/<model>/<experiment>-<scale>.jsonl``."""
+    """Where an experiment's records live: ``<out>/<model>/<experiment>-<scale>.jsonl``
+    (``out`` defaults to ``results/sign_flips``)."""
     import os
 
-    return os.path.join(os.fspath(out), "sign_flips", model, f"{experiment}-{scale}.jsonl")
+    return os.path.join(os.fspath(out), model, f"{experiment}-{scale}.jsonl")
 
 
-def load_results(model: str, experiment: str, *, scale: str = "cpu", out="results") -> list:
-    """The stored records of one experiment ([] when the file is absent)."""
+def results_root() -> str:
+    """The committed ``results/sign_flips`` folder: ``$COMPANION_RESULTS/sign_flips`` if set, else
+    the first ``results/sign_flips`` found from the working directory upwards, else the one
+    beside the installed package's repository (chapters run from ``book/...``)."""
+    import os
+    from pathlib import Path
+
+    env = os.environ.get("COMPANION_RESULTS")
+    if env:
+        return os.path.join(env, "sign_flips")
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / RESULTS).is_dir():
+            return str(d / RESULTS)
+    return str(Path(__file__).resolve().parents[3] / RESULTS)
+
+
+def load_results(model: str, experiment: str, *, scale: str = "cpu", out=None) -> list:
+    """The stored records of one experiment ([] when the file is absent).
+
+    ``out=None`` reads the committed results (:func:`results_root`).
+    """
     from companion.llm.runs import ResultStore
 
-    return ResultStore(results_path(out, model, experiment, scale)).records()
+    return ResultStore(results_path(out or results_root(), model, experiment, scale)).records()
 
 
 def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | None = None) -> str:
     """The CLI command that produces an experiment's results file."""
     cmd = f"companion run sign-flips --experiment {experiment} --model {model} --scale {scale}"
-    return cmd + (f" --seeds {seeds}" if seeds else "") + " --out results --resume"
+    return cmd + (f" --seeds {seeds}" if seeds else "") + " --out results/sign_flips --resume"
 
 
 def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: str = "cpu",
-                   seeds: int | None = None, out="results", resume: bool = False,
+                   seeds: int | None = None, out=RESULTS, resume: bool = False,
                    p: float | None = None, ps=None, layer: str | None = None,
                    calibration: str = "disjoint", model=None, tokenizer=None,
                    windows=None, calib=None, setup_override: Setup | None = None,
@@ -1120,7 +1147,7 @@ def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: 
     if experiment in ("alpha", "columns"):
         target = default_target(layers) if layer is None else layer
         get_linear(model, target, layers)
-    if windows is None:
+    if windows is None and experiment != "table1":        # Table 1 reads weights only
         from companion.llm.data import token_windows
 
         windows = token_windows(tokenizer, n_windows=cfg.eval_windows, window=cfg.window,
@@ -1174,14 +1201,16 @@ def run_cli(args) -> int:
     """``companion run sign-flips`` (args: experiment, model, scale, seeds, out, resume)."""
     experiment = args.experiment
     t0 = time.perf_counter()
-    recs = run_experiment(experiment, args.model, scale=getattr(args, "scale", "cpu") or "cpu",
-                          seeds=getattr(args, "seeds", None), out=getattr(args, "out", None)
-                          or "results", resume=bool(getattr(args, "resume", False)),
-                          calibration=getattr(args, "calibration", None) or "disjoint")
+    scale = getattr(args, "scale", None) or "cpu"
+    out = getattr(args, "out", None) or RESULTS
+    recs = run_experiment(experiment, args.model, scale=scale, seeds=getattr(args, "seeds", None),
+                          out=out, resume=bool(getattr(args, "resume", False)),
+                          calibration=getattr(args, "calibration", None) or "disjoint",
+                          command=getattr(args, "command_line", None))
     summ = summarize(experiment, recs)
     print(format_summary(summ))
     print(f"wall time {time.perf_counter() - t0:.1f} s; "
-          f"{results_path(getattr(args, 'out', None) or 'results', args.model, experiment, getattr(args, 'scale', 'cpu') or 'cpu')}")
+          f"records in {results_path(out, args.model, experiment, scale)}")
     return 0
 
 
@@ -1189,8 +1218,9 @@ def format_summary(s: dict) -> str:
     """A few lines of text summarising :func:`summarize`'s output."""
     e, lines = s["experiment"], []
     m = s.get("meta", {})
+    toks = f", {m.get('eval_windows')} x {m.get('window')} tokens" if m.get("window") else ""
     lines.append(f"{e}: model {m.get('model')} ({m.get('dtype')}, {m.get('device')}), "
-                 f"scale {m.get('scale')}, {m.get('eval_windows')} x {m.get('window')} tokens")
+                 f"scale {m.get('scale')}{toks}")
     if "baseline_ppl" in s:
         lines.append(f"baseline NLL {s['baseline_nll']:.4f}, PPL {s['baseline_ppl']:.3f}")
     if e == "table1":

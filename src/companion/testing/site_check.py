@@ -12,6 +12,9 @@ localhost, opens every page in headless Debian ``chromium`` through the DevTools
 * a missing figure: a broken image, or a figure printed as ``<Figure size ... with N Axes>``;
 * a figure without alt text (frame-player frames are covered by the player's caption);
 * a broken internal link or anchor (checked on disk for every ``href`` of every page);
+* a Colab launch link that does not open an ``.ipynb`` present in the repository;
+* no kernel-free control: a page with a live widget but no frame player, or a frame player
+  whose "last frame" button and slider do not change the picture (they are clicked here);
 * in dark mode (``--dark``, on by default for chapters): text with contrast below 3:1.
 
 It saves a full-page screenshot per page under ``_build/screenshots/`` (dark-mode ones
@@ -39,9 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-__all__ = ["check_site", "check_links", "main"]
+__all__ = ["check_site", "check_links", "check_launch_links", "main"]
 
-SKIP_DIRS = ("_static", "_sources", "_images", "_vendor")
+SKIP_DIRS = ("_static", "_sources", "_images", "_vendor", "assets")   # assets: the slides' vendored JS
 MAX_SHOT_HEIGHT = 16000
 
 # Run in the page once it has settled; returns a list of problems (strings) and a few counts.
@@ -93,9 +96,24 @@ _PAGE_JS = r"""
   document.querySelectorAll('.cell_output pre, .output pre').forEach(pre => {
     if (/<Figure size [^>]* with \d+ Axes>/.test(pre.textContent)) P.push(`missing figure: a figure was printed as text: ${pre.textContent.trim().slice(0, 60)}`);
   });
+  // 4. kernel-free control: every page with a live widget also has a frame player, and
+  //    moving the player (its "last frame" button and its slider) changes the picture
+  const players = [...document.querySelectorAll('.companion-player, .animation')]
+      .filter(p => !p.parentElement.closest('.companion-player, .animation'));
+  if (views.length && !players.length) P.push('no kernel-free control: the page has widgets but no frame player');
+  players.forEach((pl, i) => {
+    const img = pl.querySelector('img'), last = pl.querySelector('button[onclick*="last_frame"]');
+    const range = pl.querySelector('input[type="range"]');
+    if (!img || !last || !range) { P.push(`kernel-free control ${i + 1}: player without image, buttons or slider`); return; }
+    const first = img.src;
+    last.click();
+    const moved = img.src !== first;
+    range.value = range.min; range.dispatchEvent(new Event('input')); range.dispatchEvent(new Event('change'));
+    if (!moved || img.src !== first) P.push(`kernel-free control ${i + 1}: moving the frame player does not change the figure`);
+  });
   notes.theorems = document.querySelectorAll('.proof, [class*="theorem"]').length;
   notes.exercises = document.querySelectorAll('.exercise').length;
-  notes.players = document.querySelectorAll('.companion-player').length;
+  notes.players = players.length;
   return {problems: P, notes};
 })()
 """
@@ -109,7 +127,7 @@ _CONTRAST_JS = r"""
   const bg = el => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor;
       const m = c.match(/[\d.]+/g); if (m && (m.length < 4 || +m[3] > 0.5)) return c; } return 'rgb(255,255,255)'; };
   const bad = [];
-  const sel = 'main p, main li, main td, main th, main h1, main h2, main h3, main .admonition-title, main .widget-label, main .widget-readout, main .widget-label-basic, main .companion-player p, main figcaption, main .caption-text';
+  const sel = 'main p, main li, main td, main th, main h1, main h2, main h3, main .admonition-title, main .widget-label, main .widget-readout, main .widget-label-basic, main .companion-player p, main .companion-player code, main figcaption, main .caption-text, main .cell_output code';
   document.querySelectorAll(sel).forEach(el => {
     if (!el.offsetHeight || !el.textContent.trim()) return;
     const fg = lum(getComputedStyle(el).color), b = lum(bg(el));
@@ -261,7 +279,8 @@ def _event_problems(events, host) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: bool, width: int):
+async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: bool, width: int,
+                       repo: Path):
     from tornado.websocket import websocket_connect
 
     httpd = _serve(root)
@@ -306,6 +325,8 @@ async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: 
                                "localStorage.setItem('theme','light'); localStorage.setItem('mode','light');"},
                                session=sid)
             res.problems = _event_problems(cdp.events, host) + res.problems
+            res.problems += check_links(root, [rel]).get(rel, [])
+            res.problems += check_launch_links(root, rel, repo)
             res.seconds = round(time.perf_counter() - t0, 2)
             results.append(res)
             status = "ok" if not res.problems else f"{len(res.problems)} problem(s)"
@@ -384,6 +405,21 @@ def check_links(root: str | Path, pages=None) -> dict[str, list[str]]:
     return problems
 
 
+_LAUNCH = re.compile(r'href="(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/([^"]+))"')
+
+
+def check_launch_links(root: str | Path, page: str, repo: str | Path = ".") -> list[str]:
+    """A page's Colab launch link must open a committed-style ``.ipynb`` that exists in ``repo``."""
+    text = (Path(root) / page).read_text(encoding="utf-8", errors="replace")
+    bad = []
+    for url, path in _LAUNCH.findall(text):
+        if not path.endswith(".ipynb"):
+            bad.append(f"Colab link does not open a notebook: {url}")
+        elif not (Path(repo) / path).exists():
+            bad.append(f"Colab link to a notebook missing from the repository: {path}")
+    return bad
+
+
 def _pages(root: Path, patterns=None) -> list[str]:
     out = []
     for p in sorted(root.rglob("*.html")):
@@ -397,7 +433,7 @@ def _pages(root: Path, patterns=None) -> list[str]:
 
 
 def check_site(html_dir="_build/html", shots="_build/screenshots", *, pages=None, timeout=20.0,
-               dark=True, width=1280) -> list[PageResult]:
+               dark=True, width=1280, repo=".") -> list[PageResult]:
     """Open every page of ``html_dir``; return one :class:`PageResult` per page."""
     root = Path(html_dir).resolve()
     if not (root / "index.html").exists():
@@ -405,10 +441,8 @@ def check_site(html_dir="_build/html", shots="_build/screenshots", *, pages=None
     shots = Path(shots)
     shutil.rmtree(shots, ignore_errors=True)
     pages = _pages(root, pages)
-    results = asyncio.run(_check_pages(root, pages, shots, timeout=timeout, dark=dark, width=width))
-    for res in results:
-        res.problems += check_links(root, [res.page]).get(res.page, [])
-    return results
+    repo = Path(repo).resolve()
+    return asyncio.run(_check_pages(root, pages, shots, timeout=timeout, dark=dark, width=width, repo=repo))
 
 
 def main(argv=None) -> int:
@@ -428,9 +462,6 @@ def main(argv=None) -> int:
               "seconds_per_page": round(sum(r.seconds for r in results) / max(len(results), 1), 2)}
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "report.json").write_text(json.dumps(report, indent=1))
-    for r in failed:
-        if any(x.startswith(("broken link", "broken anchor")) for x in r.problems):
-            print(f"  {r.page}: " + "; ".join(x for x in r.problems if x.startswith("broken"))[:400])
     print(f"site check: {len(results)} pages, {len(failed)} with problems, {total:.1f} s "
           f"({report['seconds_per_page']} s/page in the browser); screenshots in {args.out}/")
     return 1 if failed or not results else 0

@@ -76,7 +76,8 @@ def simulate_energy_equality(delta_W, *, samples: int = 4000, rng=None) -> MCEst
 def single_layer_radial_fraction(p: float = 0.0, m: int | None = None, kind: str = "sign") -> float:
     """Expected radial fraction of ``Delta z = Delta W x`` relative to ``z = W x`` (one layer).
 
-    ``kind="sign"``: ``p + (1 - p)/m`` (``p`` when ``m`` is None); ``kind="noise"``:
+    ``kind="sign"``: ``p + (1 - p)/m`` (``p`` when ``m`` is None) minus the small
+    mean-of-ratio term ``2 lam (m - 1)/(lam + m)^3``, ``lam = p m/(1 - p)``; ``kind="noise"``:
     ``1/m`` (exact: the noise is isotropic and independent of z); ``kind="magnitude"``:
     the constant-delta perturbation, ``2/pi`` in the limit (Bussgang alignment; the
     same ``+ (1 - R)/m`` offset at finite m).
@@ -89,8 +90,8 @@ def single_layer_radial_fraction(p: float = 0.0, m: int | None = None, kind: str
     --------
     >>> single_layer_radial_fraction(0.05)
     0.05
-    >>> single_layer_radial_fraction(0.05, m=100)
-    0.0595
+    >>> round(single_layer_radial_fraction(0.05, m=100), 4)
+    0.0586
     >>> single_layer_radial_fraction(kind="noise", m=100)
     0.01
     """
@@ -104,7 +105,13 @@ def single_layer_radial_fraction(p: float = 0.0, m: int | None = None, kind: str
             return 0.0
         return inv_m
     r = p if kind == "sign" else 2.0 / np.pi
-    return float(r + (1.0 - r) * inv_m)
+    if m is None:
+        return float(r)
+    # Delta z = a z + e with e isotropic: R = X / (X + Y), X ~ noncentral chi^2_1 (lam), Y ~ chi^2_{m-1};
+    # mean of the ratio to second order (the per-sample average the author's script takes)
+    lam = r * m / (1.0 - r) if r < 1 else np.inf
+    jensen = 0.0 if not np.isfinite(lam) else 2.0 * lam * (m - 1) / (lam + m) ** 3
+    return float(r + (1.0 - r) * inv_m - jensen)
 
 
 def single_layer_transverse_ratio(p: float) -> float:

@@ -32,7 +32,7 @@ from companion._validate import (as_generator, check_choice, check_finite_array,
 from companion.stats import MCEstimate, ratio_estimate
 from companion.theory.perturbations import (gaussian_weights, magnitude_delta, sign_flip_delta, sign_flip_mask,
                                             sphere_inputs, transverse_energy)
-from companion.theory.relu_kernel import relu_kernel
+from companion.theory.transverse_ratio import branch_moments, post_norm_inflation
 
 __all__ = [
     "ACTIVATIONS", "AUTHOR_BETA_FITS", "AUTHOR_TABLE3", "COMPOUNDING_BASE", "PERTURB_MODES", "READOUTS",
@@ -156,39 +156,32 @@ def finite_difference_inflation(p: float) -> float:
     sigma'^2 = sigma^2 (1 + 4 sqrt(2p/pi) + 4p) (a sign flip leaves it at sigma^2), so after
     normalisation its transverse displacement P_perp(Delta a)/||a + Delta a|| is shorter by
     that factor; the first-order (Frechet) reading P_perp(Delta a)/||a|| is not. Exact at
-    infinite width for ReLU and linear layers (our derivation, spec section 4.4);
-    shown in {prf:ref}`thm-multilayer`.
+    infinite width for ReLU and linear layers (our derivation, spec section 4.4); the same
+    number as Theorem 3's :func:`~companion.theory.transverse_ratio.post_norm_inflation`,
+    which it calls. Shown in {prf:ref}`thm-multilayer`.
 
     Examples
     --------
     >>> round(finite_difference_inflation(0.01), 4), round(finite_difference_inflation(0.05), 4)
     (1.3592, 1.9136)
     """
-    p = check_probability(p)
-    return float(1 + 4 * np.sqrt(2 * p / np.pi) + 4 * p)
+    return float(post_norm_inflation(check_probability(p)))
 
 
 def _branch_moments(activation: str, p: float):
-    """(E_sign, R_sign, E_mag, R_mag) of one perturbed layer, in units of the clean energy.
+    """(E_sign, R_sign, E_mag, R_mag) of one perturbed layer at infinite width.
 
-    E = E||Delta a||^2 / E||a||^2 and R = the radial fraction of Delta a relative to a, at
-    infinite width. ReLU: exact through the arc-cosine kernel (the spec's "c_exact" branches).
-    SiLU: its linear regime (pre-activations are O(1/sqrt(m)) in these chains, where
-    silu(z) = z/2 + O(z^2)), so a sign flip has R = p, the magnitude perturbation R = 2/pi, and
-    both inject the same energy 4p (Proposition 1's energy equality).
+    E = E(Delta a)^2 per unit (same scale for both branches) and R = the radial fraction of
+    Delta a relative to a. ReLU: exact through the arc-cosine kernel (Theorem 3's
+    :func:`~companion.theory.transverse_ratio.branch_moments`). SiLU: its linear regime
+    (pre-activations are O(1/sqrt(m)) in these chains, where silu(z) = z/2 + O(z^2)), so a sign
+    flip has R = p, the magnitude perturbation R = 2/pi, and both inject the same energy
+    (Proposition 1's energy equality).
     """
     if activation == "silu":
         return 4 * p, p, 4 * p, 2 / np.pi
-    k_s = float(relu_kernel(1 - 2 * p))
-    e_s = 2 * (1 - 2 * k_s)                          # E(Delta h)^2 / E h^2 with E h^2 = 1/2
-    r_s = (1 - 2 * k_s) / 2
-    s2 = 1 + 4 * p + 4 * np.sqrt(2 * p / np.pi)      # sigma'^2 / sigma^2
-    s = np.sqrt(s2)
-    k_m = float(relu_kernel(min(1.0, (1 + 2 * np.sqrt(2 * p / np.pi)) / s)))
-    e_m = s2 + 1 - 4 * s * k_m                        # (sigma'^2/2 + sigma^2/2 - 2 sigma sigma' k) / (1/2)
-    cross = s * k_m - 0.5                             # E[h Delta h] / sigma^2
-    r_m = cross**2 / (0.5 * e_m / 2) if e_m > 0 else 0.0
-    return e_s, r_s, e_m, r_m
+    b = branch_moments(p)
+    return b.E_sign, b.R_sign, b.E_mag, b.R_mag
 
 
 def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str | None = None) -> float:
@@ -224,7 +217,7 @@ def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str |
     c = (1 - phi * r_s) * e_s / ((1 - phi * r_m) * e_m)
     if readout == "prenorm":
         return float(c)
-    r = 1 + 4 * np.sqrt(2 * p / np.pi) + 4 * p           # sigma'^2 / sigma^2 of the magnitude branch
+    r = finite_difference_inflation(p)                   # sigma'^2 / sigma^2 of the magnitude branch
     if variant == "V2":
         return float(c * r)
     return float(c * (1 + clean * r) / (1 + clean))

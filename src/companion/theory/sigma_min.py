@@ -134,6 +134,36 @@ class GramAccumulator:
         self._merge(other.n, other.mean, other.comoment)
         return self
 
+    def merge_moments(self, n: int, mean, comoment) -> "GramAccumulator":
+        """Fold precomputed batch statistics into this accumulator; returns ``self``.
+
+        ``n`` rows with mean ``mean`` (d,) and centred co-moment ``comoment`` (d, d) =
+        ``sum_i (x_i - mean)(x_i - mean)^T``: lets a caller form the batch statistics where
+        the data lives (e.g. on a GPU, in float64) and ship only ``d + d^2`` numbers.
+
+        Examples
+        --------
+        >>> X = np.arange(12.0).reshape(4, 3)
+        >>> a = GramAccumulator().merge_moments(4, X.mean(0), (X - X.mean(0)).T @ (X - X.mean(0)))
+        >>> bool(np.allclose(a.gram, X.T @ X))
+        True
+        """
+        n = check_int(n, "n", low=0)
+        mean = check_finite_array(mean, "mean", ndim=1)
+        if self._d is not None and mean.shape[0] != self._d:
+            raise ValueError(f"`mean` must have length d = {self._d}; got length {mean.shape[0]}")
+        d = mean.shape[0]
+        comoment = check_finite_array(comoment, "comoment", ndim=2)
+        if comoment.shape != (d, d):
+            raise ValueError(f"`comoment` must have shape {(d, d)}; got shape {comoment.shape}")
+        if self._d is None:
+            self._d = d
+            self._mean = np.zeros(d)
+            self._m2 = np.zeros((d, d))
+        if n:
+            self._merge(n, mean, comoment)
+        return self
+
     def _merge(self, nb: int, mb: np.ndarray, m2b: np.ndarray) -> None:
         # Chan, Golub & LeVeque pairwise update: exact in exact arithmetic, and it never
         # forms sum x x^T around the origin, so a large mean does not swamp the spread.

@@ -248,8 +248,17 @@ def _delta_z_sign(x32, W1, U, ps, batch_cache):
     return out
 
 
-def _one_seed(ps, n, m, d, samples, batch, g):
-    """Per-seed sums for all flip rates ``ps`` (sorted), sharing the clean forward pass."""
+def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
+    """Per-seed sums for all flip rates ``ps`` (sorted), sharing the clean forward pass.
+
+    ``post_norm=True`` forms every ``Delta u = W2 Delta h`` (needed for the per-input
+    post-norm finite difference). ``post_norm=False`` never forms ``Delta u``: with
+    ``G = W2^T W2`` and ``a = G h``, ``u . Delta u = a . Delta h`` and
+    ``sum_x ||Delta u||^2 = tr(G Delta H^T Delta H)``, a symmetric rank-k update that
+    costs about half a matrix product.
+    """
+    from scipy.linalg.blas import ssyrk
+
     f32 = np.float32
     W1 = g.standard_normal((m, n), dtype=f32) / f32(np.sqrt(n))         # (m, n)
     W2T = (g.standard_normal((d, m), dtype=f32) / f32(np.sqrt(m))).T    # (m, d)
@@ -260,8 +269,12 @@ def _one_seed(ps, n, m, d, samples, batch, g):
     deltas = []
     for p in ps:                                   # Frobenius match per draw: ||dW_sign|| / sqrt(mn)
         deltas.append(2.0 * np.sqrt(w2[U < p].sum()) / np.sqrt(m * n))
+    if not post_norm:
+        G = W2T @ W2T.T                                                 # (m, m) Gram of W2
+        Gw = 2 * np.triu(G) - np.diag(np.diag(G))                       # pairs with syrk's upper triangle
     acc = np.zeros((len(ps), len(_KEYS)))          # float64 accumulators
     cache = {}
+    j = _KEYS.index
     for start in range(0, samples, batch):
         b = min(batch, samples - start)
         x = g.standard_normal((b, n), dtype=f32)                        # (b, n)
@@ -269,9 +282,13 @@ def _one_seed(ps, n, m, d, samples, batch, g):
         z = x @ W1T                                                     # (b, m)
         h = np.maximum(z, 0)
         zs = x @ S1T                                                    # (b, m) sign(W1) x, shared by all p
-        u = h @ W2T                                                     # (b, d)
+        if post_norm:
+            u = h @ W2T                                                 # (b, d)
+            uu = np.einsum("ij,ij->i", u, u).astype(np.float64)
+        else:
+            a = h @ G                                                   # (b, m) = (W2^T u) per input
+            uu = np.einsum("ij,ij->i", h, a).astype(np.float64)
         hh = np.einsum("ij,ij->i", h, h).astype(np.float64)
-        uu = np.einsum("ij,ij->i", u, u).astype(np.float64)
         dzs = _delta_z_sign(x, W1, U, ps, cache)
         buf = np.empty_like(z)                                          # (b, m) reused for every branch
         for i, p in enumerate(ps):
@@ -283,28 +300,31 @@ def _one_seed(ps, n, m, d, samples, batch, g):
                     buf += z
                 np.maximum(buf, 0, out=buf)
                 buf -= h                                                # Delta h, exact through ReLU
-                du = buf @ W2T                                          # (b, d)
-                e = np.einsum("ij,ij->i", du, du).astype(np.float64)
-                c = np.einsum("ij,ij->i", u, du).astype(np.float64)
                 eh = np.einsum("ij,ij->i", buf, buf).astype(np.float64)
                 ch = np.einsum("ij,ij->i", h, buf).astype(np.float64)
-                rad = c * c / uu                                        # (u_hat . Delta u)^2
                 radh = np.divide(ch * ch, hh, out=np.zeros_like(ch), where=hh > 0)
-                t = e - rad
-                # post-norm finite difference (the trap): transverse part of RMSNorm(u+du) - RMSNorm(u)
-                fd = d * t / (uu + 2 * c + e)
-                j = _KEYS.index
                 row = acc[i]
-                row[j(f"T_{br}")] += t.sum(); row[j(f"E_{br}")] += e.sum()
+                if post_norm:
+                    du = buf @ W2T                                      # (b, d)
+                    e = np.einsum("ij,ij->i", du, du).astype(np.float64)
+                    c = np.einsum("ij,ij->i", u, du).astype(np.float64)
+                    e_sum = e.sum()
+                    # post-norm finite difference (the trap): transverse part of RMSNorm(u+du) - RMSNorm(u)
+                    row[j(f"F_{br}")] += (d * (e - c * c / uu) / (uu + 2 * c + e)).sum()
+                else:
+                    c = np.einsum("ij,ij->i", a, buf).astype(np.float64)
+                    C = ssyrk(1.0, buf.T, trans=0)                      # (m, m) upper: Delta H^T Delta H
+                    e_sum = float(np.sum(Gw * C, dtype=np.float64))
+                rad = c * c / uu                                        # (u_hat . Delta u)^2
+                row[j(f"T_{br}")] += e_sum - rad.sum(); row[j(f"E_{br}")] += e_sum
                 row[j(f"Rn_{br}")] += rad.sum(); row[j(f"Th_{br}")] += (eh - radh).sum()
                 row[j(f"Eh_{br}")] += eh.sum(); row[j(f"Rhn_{br}")] += radh.sum()
-                row[j(f"F_{br}")] += fd.sum()
     return acc, np.array(deltas)
 
 
 def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int | None = None,
                                    samples: int = 2000, seeds: int = 8, batch: int = 2000,
-                                   rng=None) -> list[TransverseRatioResult]:
+                                   post_norm: bool = True, rng=None) -> list[TransverseRatioResult]:
     """:func:`simulate_transverse_ratio` for several flip rates at once (one result per p).
 
     The clean forward pass, ``sign(W1) x`` (all magnitude branches are ``delta_p`` times
@@ -312,6 +332,9 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
     computed only over the flipped entries. Matrix products run in float32, every sum
     over units and samples in float64. Each seed is an independent draw of W1, W2,
     masks and inputs; standard errors are over seeds (ratio of sums, delta method).
+    ``post_norm=False`` skips the trap quantity ``C_post_norm_fd`` (None then) and uses
+    a Gram-matrix identity that avoids forming ``Delta u`` (faster at large widths;
+    the same estimator of C).
     """
     ps_arr = _probabilities(ps, low_open=True).ravel()
     n = check_int(n, "n", low=2)
@@ -325,7 +348,7 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
     g = as_generator(rng)
     per_seed, deltas = [], []
     for child in g.spawn(seeds):
-        acc, dl = _one_seed(ps_sorted, n, m, d, samples, batch, child)
+        acc, dl = _one_seed(ps_sorted, n, m, d, samples, batch, child, bool(post_norm))
         per_seed.append(acc); deltas.append(dl)
     A = np.stack(per_seed)                     # (seeds, len(ps), keys)
     D = np.stack(deltas)                       # (seeds, len(ps))
@@ -343,7 +366,7 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
             R_sign_hidden=ratio_estimate(col("Rhn_s"), col("Eh_s")),
             R_mag_hidden=ratio_estimate(col("Rhn_m"), col("Eh_m")),
             C_hidden=ratio_estimate(col("Th_s"), col("Th_m")),
-            C_post_norm_fd=ratio_estimate(col("F_s"), col("F_m")),
+            C_post_norm_fd=ratio_estimate(col("F_s"), col("F_m")) if post_norm else None,
             delta=float(D[:, i].mean()),
         )
         results[order[i]] = res
@@ -351,14 +374,16 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
 
 
 def simulate_transverse_ratio(p: float, n: int, *, m: int | None = None, d: int | None = None,
-                              samples: int = 2000, seeds: int = 8, rng=None) -> TransverseRatioResult:
+                              samples: int = 2000, seeds: int = 8, post_norm: bool = True,
+                              rng=None) -> TransverseRatioResult:
     """Simulate Theorem 3's asymmetry ratio C at flip rate ``p`` and width ``n`` (m, d default n).
 
     ``C = sum T(Delta u_sign; u) / sum T(Delta u_mag; u)``: first-order transverse energy
     on the pre-norm output u, exact finite difference through ReLU, only W1 perturbed,
     ``delta`` matched per draw to the flip's Frobenius norm. The returned
     :class:`TransverseRatioResult` is an MCEstimate of C (SE over ``seeds`` weight draws)
-    with the radial fractions and energies of both branches. Compare
+    with the radial fractions and energies of both branches (``post_norm=False`` skips the
+    trap quantity and runs faster, see :func:`simulate_transverse_ratio_grid`). Compare
     :func:`transverse_ratio_exact` (shown in {prf:ref}`thm-theorem3`).
 
     Examples
@@ -368,4 +393,5 @@ def simulate_transverse_ratio(p: float, n: int, *, m: int | None = None, d: int 
     True
     """
     p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
-    return simulate_transverse_ratio_grid([p], n, m=m, d=d, samples=samples, seeds=seeds, rng=rng)[0]
+    return simulate_transverse_ratio_grid([p], n, m=m, d=d, samples=samples, seeds=seeds,
+                                          post_norm=post_norm, rng=rng)[0]
