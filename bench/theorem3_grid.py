@@ -12,11 +12,11 @@ each estimated from ``seeds`` weight draws x ``samples`` sphere inputs (author: 
 
 Usage::
 
-    .venv/bin/python bench/theorem3_grid.py --n 2048 --seeds 20 --samples 10000
-    .venv/bin/python bench/theorem3_grid.py --n 2048 --seeds 2 --reference-seeds 1   # quick
+    .venv/bin/python bench/theorem3_grid.py                       # 2 timing pairs + the full 20-seed cell
+    .venv/bin/python bench/theorem3_grid.py --seeds 0 --pairs 3   # timing only
 
-Prints wall and CPU seconds per (seed, p) for both, the speed-up, and each p's C +- SE
-(the SE is over seeds, so it needs --seeds >= 2; the author's cell is --seeds 20).
+Times reference and companion seeds interleaved (fair on a shared machine), prints seconds
+per (seed, p), the speed-up, then the full companion cell with each p's C +- SE (over seeds).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import time
 
 import numpy as np
 
-from companion.stats import ratio_estimate
 from companion.theory import sign_magnitude as sm
 
 PS = (0.01, 0.02, 0.05, 0.10)
@@ -65,42 +64,50 @@ def reference_seed_p(n, p, samples, rng, batch=2000):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=2048)
-    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--seeds", type=int, default=20, help="seeds of the full companion cell (0 skips it)")
     ap.add_argument("--samples", type=int, default=10000)
-    ap.add_argument("--reference-seeds", type=int, default=2,
-                    help="seeds of the reference protocol to time (0 skips it)")
+    ap.add_argument("--pairs", type=int, default=2,
+                    help="interleaved (reference seed, companion seed) timing pairs (0 skips them)")
     args = ap.parse_args()
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"numpy {np.__version__}; n = m = d = {args.n}, {args.samples} samples")
+          f"numpy {np.__version__}, OPENBLAS_NUM_THREADS={threads}; n = m = d = {args.n}, "
+          f"{args.samples} samples, p in {PS}")
 
-    if args.reference_seeds:
-        rng = np.random.default_rng(0)
-        num, den = {p: [] for p in PS}, {p: [] for p in PS}
-        t0, c0 = time.perf_counter(), time.process_time()
-        for _ in range(args.reference_seeds):
-            for p in PS:
-                a, b = reference_seed_p(args.n, p, args.samples, rng)
-                num[p].append(a); den[p].append(b)
-        t_ref = (time.perf_counter() - t0) / (args.reference_seeds * len(PS))
-        c_ref = (time.process_time() - c0) / (args.reference_seeds * len(PS))
-        print(f"reference (author's protocol): {t_ref:.3f} s wall, {c_ref:.3f} s CPU per (seed, p)")
-        if args.reference_seeds >= 2:
-            for p in PS:
-                print(f"   p = {p:.2f}  C = {ratio_estimate(num[p], den[p]):.4f}")
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = sm.simulate_transverse_ratio_grid(PS, args.n, samples=args.samples, seeds=args.seeds,
-                                           post_norm=False, rng=1)
-    t_cell, c_cell = time.perf_counter() - t0, time.process_time() - c0
-    t_new, c_new = t_cell / (args.seeds * len(PS)), c_cell / (args.seeds * len(PS))
-    print(f"companion: {t_cell:.1f} s wall, {c_cell:.1f} s CPU per cell ({args.seeds} seeds x {len(PS)} p); "
-          f"{t_new:.3f} s wall, {c_new:.3f} s CPU per (seed, p)")
-    if args.reference_seeds:
-        print(f"speed-up: {t_ref / t_new:.2f}x wall, {c_ref / c_new:.2f}x CPU time "
-              "(CPU time is the steadier number on a shared machine)")
-    for r in res:
-        print(f"   p = {r.p:.2f}  C = {r:.4f}  (SE {r.stderr:.4f} over {r.n} seeds)   "
-              f"exact kernel {sm.transverse_ratio_exact(r.p):.4f}   paper measured "
-              f"{sm.PAPER_TABLE2[r.p][0]:.3f} ± {sm.PAPER_TABLE2[r.p][1]:.3f}")
+    # 1. Interleaved timing: one reference seed (all four p), then one companion seed (all four p),
+    #    so that both see the same load on a shared machine.
+    from companion.theory.transverse_ratio import _one_seed
+
+    ratios, t_refs, t_news = [], [], []
+    rng = np.random.default_rng(0)
+    for child in np.random.default_rng(1).spawn(args.pairs):
+        t0 = time.perf_counter()
+        for p in PS:
+            reference_seed_p(args.n, p, args.samples, rng)
+        t_ref = (time.perf_counter() - t0) / len(PS)
+        t0 = time.perf_counter()
+        _one_seed(list(PS), args.n, args.n, args.n, args.samples, 2000, child, post_norm=False)
+        t_new = (time.perf_counter() - t0) / len(PS)
+        ratios.append(t_ref / t_new); t_refs.append(t_ref); t_news.append(t_new)
+        print(f"   pair: reference {t_ref:.3f} s, companion {t_new:.3f} s per (seed, p): {t_ref / t_new:.2f}x")
+    if ratios:
+        print(f"reference (author's protocol): {np.median(t_refs):.3f} s per (seed, p) "
+              f"-> {80 * np.median(t_refs):.0f} s per cell (20 seeds x 4 p), estimated")
+        print(f"companion:                     {np.median(t_news):.3f} s per (seed, p)")
+        print(f"speed-up (median of interleaved pairs): {np.median(ratios):.2f}x")
+
+    # 2. The full companion cell with its standard errors.
+    if args.seeds:
+        t0 = time.perf_counter()
+        res = sm.simulate_transverse_ratio_grid(PS, args.n, samples=args.samples, seeds=args.seeds,
+                                               post_norm=False, rng=1)
+        t_cell = time.perf_counter() - t0
+        print(f"companion full cell: {t_cell:.1f} s ({args.seeds} seeds x {len(PS)} p x {args.samples} "
+              f"samples), {t_cell / (args.seeds * len(PS)):.3f} s per (seed, p)")
+        for r in res:
+            print(f"   p = {r.p:.2f}  C = {r:.4f}  (SE {r.stderr:.4f} over {r.n} seeds)   "
+                  f"exact kernel {sm.transverse_ratio_exact(r.p):.4f}   paper measured "
+                  f"{sm.PAPER_TABLE2[r.p][0]:.3f} ± {sm.PAPER_TABLE2[r.p][1]:.3f} (the paper's)")
 
 
 if __name__ == "__main__":

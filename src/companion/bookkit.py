@@ -59,7 +59,9 @@ def machine() -> dict:
     except OSError:
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu": cpu, "cores": cores, "python": platform.python_version(), "platform": platform.platform()}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"cpu": cpu, "cores": cores, "python": platform.python_version(), "platform": platform.platform(),
+            "load_1min": None if load is None else round(load, 2)}
 
 
 def _cache_times(cache_dir: Path) -> dict[str, dict]:

@@ -255,9 +255,10 @@ def test_minilm_trained_few_hundred_tokens():
     diag = diagnose(model, [ids])
     assert diag.norm_name == "encoder.layer.5.output.LayerNorm" and diag.post_ln
     assert diag.verdict == "layernorm" and diag.rayleigh < 1e-10
-    # trained: other directions are numerically dead too in float32, so the bottom eigenvector
-    # is only pinned to v* once the norm is recomputed in float64
-    assert diag.cos_fp64 > 0.999
+    # trained MiniLM has γ entries ~1e-9: those coordinates are numerically dead too, so the
+    # single bottom eigenvector is arbitrary inside a several-dimensional null space; v* lies in it
+    assert diag.kernel_dim_fp64 >= 2
+    assert diag.cos_subspace_fp64 > 0.999 and diag.cos_subspace > 0.999
     assert 0.5 < diag.gamma_stats["mean"] < 0.8                       # trained γ, mean 0.64
     assert hook_count(model) == 0
 

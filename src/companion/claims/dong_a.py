@@ -103,7 +103,7 @@ def _thm3_limit(scale: str = "cpu", full: bool = False) -> Measurement:
 
 def _thm3_finite(scale: str = "cpu", full: bool = False) -> Measurement:
     ps = sorted(_tr.PAPER_TABLE2)
-    n, samples, seeds = (512, 2000, 4) if scale == "cpu" else (2048, 10000, 20)
+    n, samples, seeds = (512, 1200, 4) if scale == "cpu" else (2048, 10000, 20)
     res = _tr.simulate_transverse_ratio_grid(ps, n, samples=samples, seeds=seeds, rng=42)
     parts, ok = [], True
     for r in res:

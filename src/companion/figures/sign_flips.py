@@ -61,7 +61,8 @@ def draw(fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m"
         ax1.axhline(pred, color=COLORS["theory"], lw=1.5, label=f"n·E[α²] = {pred:.3g} (measured α)")
     ax1.axhline(1, color=COLORS["grey"], lw=0.8, ls=":")
     ax1.axvline(p, color=COLORS["grey"], lw=1, ls=":")
-    ax1.set(xscale="log", yscale="symlog", xlabel="flips as a fraction p of the outlier pool",
+    ax1.set_yscale("symlog", linthresh=1.0)
+    ax1.set(xscale="log", xlabel="flips as a fraction p of the outlier pool",
             ylabel=f"{metric.upper()} leverage (outlier / non)", title="count-matched leverage")
     ax1.legend(fontsize=7)
     r = min(rows, key=lambda r: abs(np.log(r["p"]) - np.log(p)))
@@ -73,7 +74,9 @@ def draw(fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m"
         e = np.array([2 * q["dnll_window_se"] for q in sel])
         ax2.errorbar(x, y, yerr=e, fmt="o", color=col, capsize=3, label=f"{pool} columns")
     ax2.axhline(0, color=COLORS["grey"], lw=0.8)
-    ax2.set(yscale="symlog", xlabel="seed", ylabel="ΔNLL (± 2 SE across windows)",
+    ax2.set_yscale("symlog", linthresh=1e-3)
+    ax2.set_xticks(sorted({q["seed"] for q in recs}))
+    ax2.set(xlabel="seed", ylabel="ΔNLL (± 2 SE across windows)",
             title=f"p = {r['p']:g}: {r['n_flips']} flips per pool")
     ax2.legend(fontsize=7)
 

@@ -97,26 +97,29 @@ _UNIT = {"float64": 2.0 ** -53, "float32": 2.0 ** -24, "float16": 2.0 ** -11, "b
 
 
 def near_null_alignment(C, vstar, *, dtype: str = "float32", factor: float = 1e3):
-    """``(k, ‖P_k v*‖)``: the number k ≥ 1 of eigenvalues of C at the bottom that are
-    numerically zero (λ_i ≤ factor · max(v*ᵀCv*, u²·λ_max), u the dtype's unit roundoff),
-    and the norm of v*'s projection on their span.
+    """``(k, ‖P_k v*‖)``: the number k of eigenvalues of C that are numerically zero, and
+    the norm of v*'s projection on the span of their eigenvectors (k = 1 when none is).
 
+    "Numerically zero" means λ_i ≤ factor · (u² + d·u₆₄) · λ_max, with u the unit roundoff
+    of the precision the activations were produced in (their rounding floor) and d·u₆₄
+    the float64 eigensolver's absolute accuracy: below that level eigenvectors are
+    arbitrary mixtures, so the only meaningful question is whether v* lies in their span.
     When γ has (near-)zero entries every such coordinate is a kernel direction of its own
-    (clause (a)(ii) of T1), so the bottom eigenvector is only defined up to that subspace
-    and |cos| with one vector is not the right read; this is.
+    (clause (a)(ii) of T1), the null space is several-dimensional and |cos| with the
+    single bottom eigenvector is not the right read; this is.
 
     Examples
     --------
-    >>> k, a = near_null_alignment(np.diag([0.0, 0.0, 1.0, 2.0]), np.array([0.6, 0.8, 0, 0]))
+    >>> k, a = near_null_alignment(np.diag([0.0, 1e-20, 1.0, 2.0]), np.array([0.6, 0.8, 0, 0]))
     >>> k, round(a, 12)
     (2, 1.0)
     """
     C = np.asarray(C, dtype=np.float64)
     v = np.asarray(vstar, dtype=np.float64)
+    d = C.shape[0]
     w, V = np.linalg.eigh(0.5 * (C + C.T))
     lam_max = float(w[-1])
-    quad = max(float(v @ C @ v) / float(v @ v), 0.0)
-    tau = factor * max(quad, _UNIT.get(dtype, 2.0 ** -24) ** 2 * lam_max)
+    tau = factor * (_UNIT.get(dtype, 2.0 ** -24) ** 2 + d * _UNIT["float64"]) * lam_max
     k = max(1, int(np.sum(w <= tau)))
     proj = V[:, :k].T @ v                                            # (k,)
     return k, float(np.linalg.norm(proj) / np.linalg.norm(v))

@@ -314,7 +314,7 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
                 else:
                     c = np.einsum("ij,ij->i", a, buf).astype(np.float64)
                     C = ssyrk(1.0, buf.T, trans=0)                      # (m, m) upper: Delta H^T Delta H
-                    e_sum = float(np.sum(Gw * C, dtype=np.float64))
+                    e_sum = float(np.einsum("ij,ij->i", Gw, C).sum(dtype=np.float64))   # row sums, then f64
                 rad = c * c / uu                                        # (u_hat . Delta u)^2
                 row[j(f"T_{br}")] += e_sum - rad.sum(); row[j(f"E_{br}")] += e_sum
                 row[j(f"Rn_{br}")] += rad.sum(); row[j(f"Th_{br}")] += (eh - radh).sum()
