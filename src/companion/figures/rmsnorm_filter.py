@@ -12,7 +12,7 @@ from companion.theory.rmsnorm_filter import first_order_output_energy, rmsnorm_c
 __all__ = ["ANGLES", "draw"]
 
 #: Angles (degrees between the perturbation and u) of the kernel-free frame player.
-ANGLES = tuple(range(0, 181, 15))
+ANGLES = tuple(range(0, 181, 20))
 
 
 def draw(fig, angle: float = 60.0, size: float = 0.2, seed: int = 0):

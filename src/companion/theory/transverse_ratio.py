@@ -272,6 +272,7 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
     if not post_norm:
         G = W2T @ W2T.T                                                 # (m, m) Gram of W2
         Gw = 2 * np.triu(G) - np.diag(np.diag(G))                       # pairs with syrk's upper triangle
+        gram = {}                                                       # (i, branch) -> sum_x dh dh^T, upper
     acc = np.zeros((len(ps), len(_KEYS)))          # float64 accumulators
     cache = {}
     j = _KEYS.index
@@ -313,12 +314,21 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
                     row[j(f"F_{br}")] += (d * (e - c * c / uu) / (uu + 2 * c + e)).sum()
                 else:
                     c = np.einsum("ij,ij->i", a, buf).astype(np.float64)
-                    C = ssyrk(1.0, buf.T, trans=0)                      # (m, m) upper: Delta H^T Delta H
-                    e_sum = float(np.einsum("ij,ij->i", Gw, C).sum(dtype=np.float64))   # row sums, then f64
+                    key = (i, br)                                       # accumulate Delta H^T Delta H (upper)
+                    if key in gram:
+                        gram[key] = ssyrk(1.0, buf.T, beta=1.0, c=gram[key], trans=0, overwrite_c=1)
+                    else:
+                        gram[key] = ssyrk(1.0, buf.T, trans=0)          # (m, m)
+                    e_sum = 0.0                                         # added once per seed, below
                 rad = c * c / uu                                        # (u_hat . Delta u)^2
                 row[j(f"T_{br}")] += e_sum - rad.sum(); row[j(f"E_{br}")] += e_sum
                 row[j(f"Rn_{br}")] += rad.sum(); row[j(f"Th_{br}")] += (eh - radh).sum()
                 row[j(f"Eh_{br}")] += eh.sum(); row[j(f"Rhn_{br}")] += radh.sum()
+    if not post_norm:            # sum_x ||Delta u||^2 = tr(G Delta H^T Delta H): row sums, then float64
+        for (i, br), C in gram.items():
+            e_sum = float(np.einsum("ij,ij->i", Gw, C).sum(dtype=np.float64))
+            acc[i, j(f"T_{br}")] += e_sum
+            acc[i, j(f"E_{br}")] += e_sum
     return acc, np.array(deltas)
 
 
