@@ -35,7 +35,6 @@ def test_finite_difference_inflation_explains_v2():
     for p in (0.01, 0.02, 0.05):
         ratio = ml.first_layer_ratio("V2", "relu", p) / ml.first_layer_ratio("V2", "relu", p, readout="prenorm")
         assert ratio == pytest.approx(1 + 4 * math.sqrt(2 * p / math.pi) + 4 * p, rel=1e-12)
-    assert ml.finite_difference_inflation(0.01) == pytest.approx(1.3592, abs=1e-4)
 
 
 def test_closed_forms_close_to_authors_wide_chains():
@@ -94,7 +93,6 @@ def test_chain_result_shapes_truncation_and_determinism():
     (lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, readout="post"),
      "`readout` must be one of 'normalised', 'prenorm'; got 'post'"),
     (lambda: ml.first_layer_ratio("V2", "tanh", 0.01), "`activation` must be one of 'relu', 'silu'; got 'tanh'"),
-    (lambda: ml.finite_difference_inflation(2.0), "`p` must be in [0, 1]; got 2"),
     (lambda: ml.fit_compounding([3.0]), "`values` must hold at least 2 depths; got 1"),
     (lambda: ml.fit_compounding([3.0, -1.0]), "`values` must be positive; got -1"),
     (lambda: ml.fit_compounding([3.0, 2.0]).estimate("free"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from companion.claims import Claim, Measurement, register
 from companion.theory import leverage as lv
 from companion.theory import multilayer as ml
+from companion.theory.transverse_ratio import post_norm_inflation
 
 #: beta_free below this (with 4 SE to spare) means "no compounding": the conjecture needs
 #: beta in (0, 1], and beta = 0.2 would already give C_6 / C_1 = 2.75^1 = 2.75.
@@ -26,7 +27,7 @@ def _no_compounding(scale: str = "cpu", full: bool = False) -> Measurement:
     c1 = ml.first_layer_ratio("V2", "relu", 0.01)
     detail = (f"ReLU, p = 0.01, m = {m}, L = 1..6, {seeds} seeds × {samples} sphere samples. " + "; ".join(parts)
               + f". Conjecture (beta = 1): C_6 = {ml.compounding_prediction(6):.0f}. V2's C_1 ≈ 3.6 is the "
-              f"normalised finite difference: c_exact(0.01) × {ml.finite_difference_inflation(0.01):.3f} = {c1:.3f} "
+              f"normalised finite difference: c_exact(0.01) × {post_norm_inflation(0.01):.3f} = {c1:.3f} "
               f"at m = ∞ (author, m = 512: 3.595).")
     reason = "" if agrees else (f"a free-intercept slope reached {_BETA_MAX} within 4 SE; more seeds are needed "
                                 "to separate it from compounding")

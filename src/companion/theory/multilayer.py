@@ -13,7 +13,7 @@ and then refuted it with two toy chains (``exp5_multilayer_toy.py``):
 Square ``W_l`` (m x m) with i.i.d. N(0, 1/m) entries; every layer perturbed independently
 (sign flip at rate p, or the Frobenius-matched constant-delta magnitude perturbation);
 ReLU or SiLU. The author measures V2 as a **finite difference of the normalised outputs**
-(which inflates C_1 from ~2.7 to ~3.6, see :func:`finite_difference_inflation`) and V3 on the
+(which inflates C_1 from ~2.7 to ~3.6, see :func:`~companion.theory.transverse_ratio.post_norm_inflation`) and V3 on the
 un-normalised residual stream. This module reruns both (:func:`simulate_chain`), fits the
 conjecture (:func:`fit_compounding`), gives infinite-width closed forms for the first layer
 (:func:`first_layer_ratio`, our reconstruction) and holds the author's stored numbers
@@ -37,7 +37,7 @@ from companion.theory.transverse_ratio import branch_moments, post_norm_inflatio
 __all__ = [
     "ACTIVATIONS", "AUTHOR_BETA_FITS", "AUTHOR_TABLE3", "COMPOUNDING_BASE", "PERTURB_MODES", "READOUTS",
     "VARIANTS", "ChainResult", "CompoundingFit", "author_readout", "author_table3", "compounding_prediction",
-    "finite_difference_inflation", "first_layer_ratio", "fit_compounding", "simulate_chain",
+    "first_layer_ratio", "fit_compounding", "simulate_chain",
 ]
 
 #: The two chains of the author's multi-layer test.
@@ -149,25 +149,6 @@ def compounding_prediction(depth, beta: float = 1.0):
     return out if out.ndim else out[()]
 
 
-def finite_difference_inflation(p: float) -> float:
-    """Factor by which the post-norm finite difference inflates C: 1 + 4 sqrt(2p/pi) + 4p.
-
-    The constant-delta magnitude perturbation scales the pre-activation variance to
-    sigma'^2 = sigma^2 (1 + 4 sqrt(2p/pi) + 4p) (a sign flip leaves it at sigma^2), so after
-    normalisation its transverse displacement P_perp(Delta a)/||a + Delta a|| is shorter by
-    that factor; the first-order (Frechet) reading P_perp(Delta a)/||a|| is not. Exact at
-    infinite width for ReLU and linear layers (our derivation, spec section 4.4); the same
-    number as Theorem 3's :func:`~companion.theory.transverse_ratio.post_norm_inflation`,
-    which it calls. Shown in {prf:ref}`thm-multilayer`.
-
-    Examples
-    --------
-    >>> round(finite_difference_inflation(0.01), 4), round(finite_difference_inflation(0.05), 4)
-    (1.3592, 1.9136)
-    """
-    return float(post_norm_inflation(check_probability(p)))
-
-
 def _branch_moments(activation: str, p: float):
     """(E_sign, R_sign, E_mag, R_mag) of one perturbed layer at infinite width.
 
@@ -192,7 +173,7 @@ def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str |
 
         C_1 = (1 - phi R_sign) E_sign / ((1 - phi R_mag) E_mag)   (pre-norm / first order),
 
-    times :func:`finite_difference_inflation` (V2) or (1 + phi' r)/(1 + phi') with
+    times :func:`~companion.theory.transverse_ratio.post_norm_inflation` (V2) or (1 + phi' r)/(1 + phi') with
     r = sigma'^2/sigma^2 (V3) for the normalised finite difference. With V2 and ReLU the
     first-order value is Theorem 3's exact-kernel ratio c_exact(p) (2.668 at p = 0.01), and
     the author's normalised reading is c_exact(p) x 1.359 = 3.627. SiLU is taken in its linear
@@ -217,7 +198,7 @@ def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str |
     c = (1 - phi * r_s) * e_s / ((1 - phi * r_m) * e_m)
     if readout == "prenorm":
         return float(c)
-    r = finite_difference_inflation(p)                   # sigma'^2 / sigma^2 of the magnitude branch
+    r = float(post_norm_inflation(p))                   # sigma'^2 / sigma^2 of the magnitude branch
     if variant == "V2":
         return float(c * r)
     return float(c * (1 + clean * r) / (1 + clean))
