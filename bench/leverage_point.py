@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 
 
@@ -68,7 +69,7 @@ def main(argv=None) -> dict:
         "restored_bit_exact": bool(restored), "repeats": args.repeats,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
                    f"{torch.get_num_threads()} threads",
-        "command": "python bench/leverage_point.py " + " ".join(argv or []),
+        "command": " ".join(["python bench/leverage_point.py", *(sys.argv[1:] if argv is None else argv)]),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "all_bare_s": bare, "all_point_s": point, "median_ratio": float(np.median(point) /
                                                                           np.median(bare)),

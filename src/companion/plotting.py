@@ -142,9 +142,12 @@ def register_figure_formatter(ip=None) -> bool:
     def _html(fig):
         return figure_html(fig, name=_slug(fig))
 
+    # Registered on FigureBase, not Figure: matplotlib-inline's select_figure_formats pops
+    # every formatter registered for Figure when pyplot is first imported; a base-class entry
+    # survives that (lookups walk the MRO), and inline's own Figure PNG printer still wins.
     forms = ip.display_formatter.formatters
-    forms["text/html"].for_type_by_name("matplotlib.figure", "Figure", _html)
-    forms["image/png"].for_type_by_name("matplotlib.figure", "Figure", _png)
+    forms["text/html"].for_type_by_name("matplotlib.figure", "FigureBase", _html)
+    forms["image/png"].for_type_by_name("matplotlib.figure", "FigureBase", _png)
     return True
 
 

@@ -75,7 +75,7 @@ def test_opt_final_norm_is_not_the_per_layer_one():
 def test_gemma_effective_gamma_is_one_plus_weight():
     model = tiny("gemma3-270m", layers=1)
     with torch.no_grad():
-        model.norm.weight.copy_(torch.linspace(-0.5, 2.0, 32))
+        model.norm.weight.copy_(torch.linspace(-0.5, 300.0, 32))      # trained Gemma: up to 300
     fn = find_final_norm(model)
     np.testing.assert_array_equal(fn.gamma, 1.0 + model.norm.weight.detach().double().numpy())
 

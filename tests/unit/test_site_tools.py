@@ -56,6 +56,9 @@ def test_figures_get_alt_text_and_downloads_in_ipython():
         display_formatter = DisplayFormatter()
 
     assert plotting.register_figure_formatter(Shell())
+    # what matplotlib-inline does when pyplot is first imported: drop every Figure printer
+    for form in Shell.display_formatter.formatters.values():
+        form.pop(Figure, None)
     fig = Figure(figsize=(3, 2))
     ax = fig.subplots()
     ax.plot([0, 1], [1, 0], label="closed form")

@@ -172,7 +172,6 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     from companion.llm.capture import StreamingGram, hooks
     from companion.llm.norms import find_final_norm, recompute_norm
     from companion.llm.runs import progress
-    from companion.theory.ln_kernel import kernel_report
     from companion.theory.null_classifier import classify_norm, random_direction_null
     from companion.theory.schur_ratio import mp_baseline, schur_ratio
 
@@ -233,14 +232,14 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
                          f"direction (the centred rank is at most N - 1); got {n}")
     t0 = time.perf_counter()
     C = g_out.acc.covariance()
-    rep = kernel_report(gamma=fn.gamma, cov=C, n_samples=n, mean=g_out.acc.mean)
     cls = classify_norm(fn.gamma, cov=C, n_samples=n, mean=g_out.acc.mean,
                         dtype=dtype if dtype in ("float32", "float16", "bfloat16") else "float64")
+    rep = cls.report                                                  # kernel_report of C
     t_eig = time.perf_counter() - t0
     if recompute_fp64:
         C64 = g_rec.acc.covariance()
-        rep64 = kernel_report(gamma=fn.gamma, cov=C64, n_samples=n, mean=g_rec.acc.mean)
         cls64 = classify_norm(fn.gamma, cov=C64, n_samples=n, mean=g_rec.acc.mean, dtype="float64")
+        rep64 = cls64.report
         cos64, ray64, ev64, v64 = rep64.cos, rep64.rayleigh, rep64.vstar_eigenvalue, cls64.verdict
     else:
         cos64 = ray64 = ev64 = float("nan")

@@ -146,11 +146,11 @@ def norm_form(module, d: int | None = None, *, seed: int = 0):
     offset = 0.0
     if w is not None and getattr(w, "ndim", 0) == 1 and w.shape[0] == d:
         wv = w.detach().double().cpu().numpy()
-        scale = max(1.0, float(np.max(np.abs(gamma))))
-        for off in (0.0, 1.0):
-            if np.max(np.abs(wv + off - gamma)) <= 10 * tol * scale:
-                gamma, offset = wv + off, off        # the exact stored value: a parameter read
-                break
+        scale = np.maximum(1.0, np.abs(gamma))                           # (d,) per-entry scale
+        errs = {off: float(np.max(np.abs(wv + off - gamma) / scale)) for off in (0.0, 1.0)}
+        off = min(errs, key=errs.get)
+        if errs[off] <= 10 * tol:
+            gamma, offset = wv + off, off            # the exact stored value: a parameter read
     return kind, gamma, beta, offset
 
 

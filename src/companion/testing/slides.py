@@ -1,8 +1,8 @@
 """``make slides``: one reveal.js deck per chapter, self-hosted, from the executed chapters.
 
-For each chapter of Parts I and II (``_toc.yml``) this takes the executed notebook that
-``make book`` left in ``_build/jupyter_execute/`` (or executes the chapter itself when that is
-missing or older than the source), and
+For each chapter of Parts I and II (``_toc.yml``) this takes the outputs that ``make book``
+stored in its execution cache for exactly the current source (or executes the chapter itself
+when there is none), and
 
 * turns MyST into plain Markdown that nbconvert can render: theorem boxes become quoted
   "**Theorem (...)**" blocks, ``{math}`` blocks ``$$...$$``, exercises stay, solutions are
@@ -157,10 +157,12 @@ def to_slides(nb):
             continue
         if cell.cell_type == "markdown":
             # one slide per #/## heading, also when several sections share one markdown cell
-            for chunk in re.split(r"\n(?=#{1,2} )", myst_to_markdown(cell.source)):
+            for k, chunk in enumerate(re.split(r"\n(?=#{1,2} )", myst_to_markdown(cell.source))):
                 if not chunk.strip():
                     continue
                 part = copy.deepcopy(cell)
+                if "id" in part:
+                    part["id"] = f"{cell['id']}-{k}"[:64]
                 part.source = chunk.strip("\n") + "\n"
                 kind = "slide" if re.match(r"^#{1,2} ", chunk.lstrip()) else "-"
                 part.metadata["slideshow"] = {"slide_type": kind}
@@ -199,15 +201,22 @@ def _chapters(root: Path) -> list[str]:
 
 
 def _executed(root: Path, doc: str, *, timeout: int):
-    """The executed notebook of ``doc``: from ``make book`` if fresh, else run here."""
+    """The executed notebook of ``doc``: ``make book``'s cached execution of exactly this
+    source if there is one, else executed here."""
     import jupytext
     import nbformat
 
     src = root / f"{doc}.md"
-    built = root / "_build" / "jupyter_execute" / f"{doc}.ipynb"
-    if built.exists() and built.stat().st_mtime >= src.stat().st_mtime:
-        return nbformat.read(built, as_version=4), "from make book"
     nb = jupytext.read(src)
+    cache_dir = root / "_build" / ".jupyter_cache"
+    if cache_dir.exists():      # the outputs the site shows, if the cache matches this source
+        from jupyter_cache import get_cache
+
+        try:
+            _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nb)
+            return nbformat.from_dict(merged), "from make book's execution cache"
+        except KeyError:
+            pass
     if nb.metadata.get("mystnb", {}).get("execution_mode") == "off":
         return nb, "not executed (full-scale chapter)"
     from nbclient import NotebookClient
@@ -245,6 +254,15 @@ def chapter_deck(root: Path, doc: str, out: Path, *, timeout: int = 600) -> tupl
     from nbconvert import SlidesExporter
 
     nb, origin = _executed(root, doc, timeout=timeout)
+    here = Path(doc).parent
+
+    def deck_link(m):      # a link to another chapter's source -> that chapter's deck
+        target = os.path.normpath(here / (m.group(1) + ".md"))
+        return f"]({Path(target).with_suffix('').as_posix().removeprefix('book/').replace('/', '__')}.slides.html)"
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = re.sub(r"\]\(((?!https?:)[^)#\s]+)\.(?:md|ipynb)(?:#[^)]*)?\)", deck_link, cell.source)
     exporter = SlidesExporter(
         reveal_url_prefix="assets/reveal.js", reveal_theme="white", reveal_scroll=True,
         reveal_transition="none", reveal_number="c/t",
