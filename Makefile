@@ -27,6 +27,9 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
+# Small eigensolves dominate the chapters: BLAS threads fighting over 2 cores cost more than
+# they give (a 48x48 eigh took 42 ms instead of < 1 ms under load). bench/ scripts do not inherit it.
+export OPENBLAS_NUM_THREADS := 1
 
 .PHONY: book test venv clean sync site-test slides bench vendor chromium handouts
 
@@ -42,9 +45,9 @@ $(STAMP): pyproject.toml Makefile
 	touch $@
 
 # jupyter-cache keys on cell source only, so a change under src/ would not re-execute
-# the chapters: clear the cache whenever the library's content hash changes.
+# the chapters: clear the cache whenever the library's (or a results file's) content hash changes.
 define bust_cache
-	@h=$$(find src -name '*.py' -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16); \
+	@h=$$(find src results -type f \( -name '*.py' -o -name '*.json*' \) -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16); \
 	if [ "$$(cat _build/.src-hash 2>/dev/null)" != "$$h" ]; then \
 	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
 	  mkdir -p _build; echo $$h > _build/.src-hash; fi

@@ -61,7 +61,7 @@ def machine() -> dict:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"cpu": cpu, "cores": cores, "python": platform.python_version(), "platform": platform.platform(),
-            "load_1min": None if load is None else round(load, 2)}
+            "load_1min_when_recorded": None if load is None else round(load, 2)}
 
 
 def _cache_times(cache_dir: Path) -> dict[str, dict]:

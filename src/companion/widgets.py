@@ -98,7 +98,8 @@ def panel(draw: Callable, controls: Mapping, *, figsize=(8, 3.6), title: str | N
 
 
 def frame_player(draw: Callable, param: str, values, *, fixed: Mapping | None = None,
-                 figsize=(8, 3.6), interval: int = 600, label: str | None = None):
+                 figsize=(8, 3.6), interval: int = 600, label: str | None = None,
+                 alt: str | None = None):
     """A kernel-free slider: ``draw`` precomputed for each value of ``param``.
 
     Returns an ``IPython.display.HTML`` holding a matplotlib ``to_jshtml`` player
@@ -116,7 +117,10 @@ def frame_player(draw: Callable, param: str, values, *, fixed: Mapping | None = 
         The other parameters.
     label : str, optional
         Caption above the player (defaults to "Move <param> (no kernel needed)").
+    alt : str, optional
+        Alt text of the player's image (defaults to a description read from the figure).
     """
+    import html as _html
     from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 
@@ -133,6 +137,10 @@ def frame_player(draw: Callable, param: str, values, *, fixed: Mapping | None = 
     with matplotlib.rc_context({"animation.embed_limit": 40}):
         anim = FuncAnimation(fig, _frame, frames=len(values), interval=interval, blit=False)
         html = anim.to_jshtml(default_mode="once")
+    from companion.plotting import describe_figure
+
+    alt_text = _html.escape(alt or f"{describe_figure(fig)} Frames sweep {param}.", quote=True)
+    html = html.replace('<img id="_anim_img', f'<img alt="{alt_text}" id="_anim_img', 1)
     caption = label or f"Move <code>{param}</code> with the frame slider (no kernel needed)."
     return HTML(f'<div class="companion-player"><p>{caption}</p>{html}</div>')
 
