@@ -210,7 +210,7 @@ def _hub_error(spec: ModelSpec) -> HubUnavailable:
 
 
 def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=None, dtype=None,
-               num_layers: int | None = None):
+               num_layers: int | None = None, revision: str | None = None):
     """Load model ``name`` → ``(model, tokenizer)`` in eval mode.
 
     Parameters
@@ -227,6 +227,8 @@ def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=N
         Default: CUDA when available else CPU; float32.
     num_layers : int, optional
         Depth of a random-init model (trained checkpoints keep their depth).
+    revision : str, optional
+        Hub checkpoints only: a git revision, e.g. ``"step1000"`` for the Pythia trajectory.
 
     Raises
     ------
@@ -267,7 +269,7 @@ def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=N
                                   f"installed (run `make venv`)", name=spec.package)
     if hub_offline():
         raise _hub_error(spec)
-    return _load_hub(spec, dev, dt)
+    return _load_hub(spec, dev, dt, revision=revision)
 
 
 def _hub_tokenizer(spec: ModelSpec):
@@ -276,12 +278,14 @@ def _hub_tokenizer(spec: ModelSpec):
     return AutoTokenizer.from_pretrained(spec.hub_id)
 
 
-def _load_hub(spec: ModelSpec, dev, dt):
+def _load_hub(spec: ModelSpec, dev, dt, revision: str | None = None):
     """Colab/GPU: the hub checkpoint; several GPUs → ``device_map="auto"`` (accelerate)."""
     import transformers
 
     torch = _torch()
     kw = dict(dtype=dt)
+    if revision is not None:
+        kw["revision"] = revision
     if dev.type == "cuda" and torch.cuda.device_count() > 1:
         kw["device_map"] = "auto"
     try:
