@@ -106,7 +106,7 @@ class StreamingGram:
             self.acc.update(X[:0].cpu().numpy())                        # fixes d, adds nothing
         # GramAccumulator's pairwise merge of (count, mean, co-moment); the batch statistics
         # were formed on the device, so only d + d² numbers cross to the host.
-        self.acc._merge(int(X.shape[0]), mb.cpu().numpy(), m2b.cpu().numpy())
+        self.acc.merge_moments(int(X.shape[0]), mb.cpu().numpy(), m2b.cpu().numpy())
 
 
 @contextlib.contextmanager

@@ -75,6 +75,9 @@ def add_commands(subparsers) -> None:
     s.add_argument("--model", required=True)
     s.add_argument("--scale", choices=["cpu", "full"], default="cpu")
     s.add_argument("--seeds", type=int, default=None)
+    s.add_argument("--calibration", choices=["disjoint", "overlap"], default="disjoint",
+                   help="outlier calibration windows: disjoint from evaluation (default) or the "
+                        "author's overlapping protocol (calibrate on the first evaluation windows)")
     s.add_argument("--out", default="results/sign_flips", help="results folder")
     s.add_argument("--resume", action="store_true")
     s.set_defaults(func=_sign_flips, command_line=_command_line())

@@ -72,7 +72,7 @@ class ResultStore:
         rec.setdefault("command", command if command is not None else " ".join(sys.argv))
         rec.setdefault("version", _version())
         rec.setdefault("time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        rec.setdefault("host", {"python": platform.python_version(), "machine": platform.machine()})
+        rec.setdefault("host", _host())
         for field in ("model", "dtype", "device", "seed"):
             rec.setdefault(field, None)
         if "key" not in rec:
@@ -151,6 +151,16 @@ def _jsonable(x):
     except ImportError:  # pragma: no cover
         pass
     return str(x)
+
+
+def _host() -> dict:
+    """Where a record was produced: Python, CPU architecture, core count and GPU (if torch sees one)."""
+    host = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    torch = sys.modules.get("torch")                   # never import torch just to describe the host
+    if torch is not None and torch.cuda.is_available():
+        host["gpu"] = torch.cuda.get_device_name(0)
+        host["gpus"] = torch.cuda.device_count()
+    return host
 
 
 def _version() -> str:
