@@ -165,6 +165,16 @@ def test_hub_name_without_network_fails_at_once(tmp_path):
     assert not os.path.exists(results_path(str(tmp_path)))
 
 
+def test_revision_only_for_trained_hub_models(tmp_path):
+    msg = ("`revision` must be None unless init='trained' on a hub model; got 'step1000' for "
+           "'minilm-l6' (offline, init='trained')")
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        run_dead_directions("minilm-l6", revision="step1000", out=str(tmp_path))
+    with pytest.raises(HubUnavailable, match="offline alternative"):
+        run_dead_directions("pythia-160m", revision="step1000", out=str(tmp_path))
+    assert not os.path.exists(results_path(str(tmp_path)))
+
+
 def test_too_few_tokens_fails_and_writes_nothing(tmp_path):
     msg = ("`tokens` must be > d = 384 for model 'minilm-l6' (a unique bottom direction needs "
            "N > d); got 300")

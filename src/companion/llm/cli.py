@@ -64,6 +64,9 @@ def add_commands(subparsers) -> None:
                    help="calibration tokens N (default: the scale preset, N > d)")
     d.add_argument("--layers", type=_layers, default=None,
                    help="depth of random-init models: an integer, or 'full' (the real depth)")
+    d.add_argument("--revision", action="append", default=None,
+                   help="hub checkpoint revision, repeatable (one record each): e.g. --revision step0 "
+                        "--revision step1000 ... for the Pythia training trajectory")
     d.add_argument("--out", default="results/dead_directions", help="results folder")
     d.add_argument("--resume", action="store_true", help="skip settings already in the results file")
     d.add_argument("--device", default=None)

@@ -314,8 +314,12 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
                         tokens: int | None = None, layers: int | None = None,
                         out: str = "results/dead_directions", resume: bool = False,
                         device=None, dtype=None, command: str | None = None,
-                        show_progress: bool = True, profile_tokens: int | None = None) -> dict:
+                        show_progress: bool = True, profile_tokens: int | None = None,
+                        revision: str | None = None) -> dict:
     """Diagnose one registered model and append one record to ``results_path(out)``.
+
+    ``revision`` selects a hub checkpoint (e.g. ``"step1000"``: the Pythia training
+    trajectory, one record per step); it is part of the record's settings.
 
     Checks the settings before loading anything (unknown name, N ≤ d, hub without network);
     a failing run writes nothing. With ``resume`` a stored record of the same settings is
@@ -342,11 +346,16 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
         layers = spec.n_layers
     if init == "trained" and layers is not None:
         raise ValueError(f"`layers` must be None for init='trained'; got {layers}")
+    if revision is not None and (init != "trained" or spec.source != "hub"):
+        raise ValueError(f"`revision` must be None unless init='trained' on a hub model; "
+                         f"got {revision!r} for {name!r} ({spec.source}, init={init!r})")
     window = pre.window
     settings = {"experiment": "dead-directions", "model": name, "init": init, "scale": scale,
                 "tokens": tokens, "layers": layers or spec.n_layers, "window": window,
                 "source": "images" if spec.modality == "image" else "wiki",
                 "dtype": str(dtype or "float32"), "seed": 0}
+    if revision is not None:                      # only then: keeps the keys of earlier records
+        settings["revision"] = revision
     store = ResultStore(results_path(out))
     key = settings_key(settings)
     if resume:
@@ -359,7 +368,7 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
         pass  # load_model raises HubUnavailable at once when the hub is disabled
     t0 = time.perf_counter()
     model, tok = load_model(name, init=init, scale=scale, device=device, dtype=dtype,
-                            num_layers=layers if init == "random" else None)
+                            num_layers=layers if init == "random" else None, revision=revision)
     t_load = time.perf_counter() - t0
     batches, total = _batches(spec, tok, tokens, window, scale=scale)
     if profile_tokens is None:
@@ -386,14 +395,16 @@ def run_cli(args) -> int:
         names.extend(s.name for s in list_models()) if m == "all" else names.append(m)
     cmd = getattr(args, "command_line", None)
     status = 0
-    for name in names:
+    runs = [(n, r) for n in names for r in (getattr(args, "revision", None) or [None])]
+    for name, revision in runs:
         try:
             rec = run_dead_directions(name, init=args.init, scale=args.scale, tokens=args.tokens,
                                       layers=getattr(args, "layers", None), out=args.out,
                                       resume=args.resume, device=getattr(args, "device", None),
-                                      dtype=getattr(args, "dtype", None), command=cmd)
+                                      dtype=getattr(args, "dtype", None), command=cmd,
+                                      revision=revision)
         except (ValueError, HubUnavailable, NormNotFound, ModuleNotFoundError) as err:
-            print(f"error: {name}: {err}", file=sys.stderr)
+            print(f"error: {name}{'@' + revision if revision else ''}: {err}", file=sys.stderr)
             status = 2
             continue
         print(f"{name:<15} {rec['init']:<7} d={rec['d']:<5} N={rec['n_tokens']:<6} "
