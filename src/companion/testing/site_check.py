@@ -98,6 +98,9 @@ _PAGE_JS = r"""
   document.querySelectorAll('.cell_output pre, .output pre').forEach(pre => {
     if (/<Figure size [^>]* with \d+ Axes>/.test(pre.textContent)) P.push(`missing figure: a figure was printed as text: ${pre.textContent.trim().slice(0, 60)}`);
   });
+  // 4a. layout: no output makes the page wider than the window (readers would scroll sideways)
+  const over = document.documentElement.scrollWidth - document.documentElement.clientWidth;
+  if (over > 2) P.push(`horizontal overflow: the page is ${over}px wider than the window`);
   // 4. kernel-free control: every page with a live widget also has a frame player, and
   //    moving the player (its "last frame" button and its slider) changes the picture
   const players = [...document.querySelectorAll('.companion-player, .animation')]
