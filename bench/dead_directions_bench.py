@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -43,15 +42,22 @@ def gamma_read_vs_full(tokens: int = 4096) -> dict:
     reads = []
     for _ in range(20):
         t0 = time.perf_counter()
-        v = fn.vstar                       # γ⁻¹/‖γ⁻¹‖ from the parameters: the whole γ-read
+        v = fn.vstar  # γ⁻¹/‖γ⁻¹‖ from the parameters: the whole γ-read
         reads.append(time.perf_counter() - t0)
     ids = token_windows(tok, n_windows=tokens // 256, window=256)
     t0 = time.perf_counter()
     d = diagnose(model, list(ids.split(8)), final_norm=fn, profile=False, recompute_fp64=False)
     full = time.perf_counter() - t0
     read = statistics.median(reads)
-    return {"tokens": tokens, "gamma_read_s": read, "forward_cov_eig_s": full,
-            "ratio": full / read, "timings": d.timings, "load": _load(), "v_len": int(v.shape[0])}
+    return {
+        "tokens": tokens,
+        "gamma_read_s": read,
+        "forward_cov_eig_s": full,
+        "ratio": full / read,
+        "timings": d.timings,
+        "load": _load(),
+        "v_len": int(v.shape[0]),
+    }
 
 
 def capture_overhead(tokens: int = 2048, repeats: int = 3) -> dict:
@@ -68,7 +74,7 @@ def capture_overhead(tokens: int = 2048, repeats: int = 3) -> dict:
     batches = list(token_windows(tok, n_windows=tokens // 256, window=256).split(4))
     bare, hooked = [], []
     with torch.no_grad():
-        base(batches[0])                                        # warm-up
+        base(batches[0])  # warm-up
         for _ in range(repeats):
             t0 = time.perf_counter()
             for b in batches:
@@ -80,8 +86,16 @@ def capture_overhead(tokens: int = 2048, repeats: int = 3) -> dict:
                     base(b)
             hooked.append(time.perf_counter() - t0)
     b, h = statistics.median(bare), statistics.median(hooked)
-    return {"tokens": tokens, "bare_s": b, "with_capture_s": h, "overhead": h / b - 1,
-            "bare_all": bare, "hooked_all": hooked, "rows_captured": g.n, "load": _load()}
+    return {
+        "tokens": tokens,
+        "bare_s": b,
+        "with_capture_s": h,
+        "overhead": h / b - 1,
+        "bare_all": bare,
+        "hooked_all": hooked,
+        "rows_captured": g.n,
+        "load": _load(),
+    }
 
 
 _MEM_CHILD = r"""
@@ -103,12 +117,20 @@ print(json.dumps({"tokens": d.n_tokens, "rss_before_kib": base,
 def memory_flat(threads: int, small: int = 2048, factor: int = 10) -> dict:
     out = {}
     for n in (small, small * factor):
-        r = subprocess.run([sys.executable, "-c", _MEM_CHILD, str(n), str(threads)],
-                           capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [sys.executable, "-c", _MEM_CHILD, str(n), str(threads)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         out[n] = json.loads(r.stdout.strip().splitlines()[-1])
     a, b = out[small], out[small * factor]
-    return {"runs": out, "peak_ratio": b["peak_rss_kib"] / a["peak_rss_kib"],
-            "growth_mib": (b["peak_rss_kib"] - a["peak_rss_kib"]) / 1024, "load": _load()}
+    return {
+        "runs": out,
+        "peak_ratio": b["peak_rss_kib"] / a["peak_rss_kib"],
+        "growth_mib": (b["peak_rss_kib"] - a["peak_rss_kib"]) / 1024,
+        "load": _load(),
+    }
 
 
 def big_run(tokens: int) -> dict:
@@ -123,9 +145,16 @@ def big_run(tokens: int) -> dict:
     t0 = time.perf_counter()
     d = diagnose(model, list(ids.split(8)), profile_tokens=8192)
     total = time.perf_counter() - t0
-    return {"tokens": d.n_tokens, "load_s": t_load, "diagnose_s": total, "timings": d.timings,
-            "verdict": d.verdict, "cos": d.cos, "load": _load(),
-            "profile_tokens": d.profile_tokens}
+    return {
+        "tokens": d.n_tokens,
+        "load_s": t_load,
+        "diagnose_s": total,
+        "timings": d.timings,
+        "verdict": d.verdict,
+        "cos": d.cos,
+        "load": _load(),
+        "profile_tokens": d.profile_tokens,
+    }
 
 
 def main(argv=None) -> int:
@@ -138,8 +167,12 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     os.environ.setdefault("COMPANION_PROGRESS", "0")
-    res = {"threads": args.threads, "load_start": _load(), "cpu_count": os.cpu_count(),
-           "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:])}
+    res = {
+        "threads": args.threads,
+        "load_start": _load(),
+        "cpu_count": os.cpu_count(),
+        "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+    }
     res["gamma_read"] = gamma_read_vs_full()
     res["capture"] = capture_overhead()
     res["memory"] = memory_flat(args.threads)
@@ -151,17 +184,19 @@ def main(argv=None) -> int:
         f"forward + float64 cov + eigensolve ({g['tokens']} tokens)": f"{g['forward_cov_eig_s']:.1f} s",
         "ratio (cheapest read)": f"{g['ratio']:.2e}",
         f"capture overhead ({c['tokens']} tokens, median of 3)": f"{100 * c['overhead']:+.1f} %",
-        f"peak RSS, {min(map(int, m['runs']))} → {max(map(int, m['runs']))} tokens":
-            f"{m['runs'][min(m['runs'])]['peak_rss_kib'] / 1024:.0f} → "
-            f"{m['runs'][max(m['runs'])]['peak_rss_kib'] / 1024:.0f} MiB (×{m['peak_ratio']:.2f})",
+        f"peak RSS, {min(map(int, m['runs']))} → {max(map(int, m['runs']))} tokens": f"{m['runs'][min(m['runs'])]['peak_rss_kib'] / 1024:.0f} → "
+        f"{m['runs'][max(m['runs'])]['peak_rss_kib'] / 1024:.0f} MiB (×{m['peak_ratio']:.2f})",
     }
     if "big" in res:
         b = res["big"]
         s[f"smollm2-135m diagnosis, {b['tokens']} tokens"] = (
-            f"{b['diagnose_s']:.0f} s (+ {b['load_s']:.1f} s load); target ≤ 120 s")
-    s["load average during the runs"] = (f"{res['load_start']} at start, "
-                                         f"{res.get('big', c)['load']} at end, {args.threads} threads, "
-                                         f"{os.cpu_count()} cores")
+            f"{b['diagnose_s']:.0f} s (+ {b['load_s']:.1f} s load); target ≤ 120 s"
+        )
+    s["load average during the runs"] = (
+        f"{res['load_start']} at start, "
+        f"{res.get('big', c)['load']} at end, {args.threads} threads, "
+        f"{os.cpu_count()} cores"
+    )
     res["summary"] = s
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(res, indent=2, default=str) + "\n")

@@ -21,8 +21,10 @@ CASES = [
 ]
 
 if __name__ == "__main__":
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     for name, draw, params in CASES:
         t0 = time.perf_counter()
         fn = {"ln_kernel": ln_kernel.data, "rms_no_kernel": rms_no_kernel.data}.get(name.split()[0])

@@ -40,14 +40,15 @@ def main(argv=None) -> dict:
 
     model, tok = load_model(args.model)
     windows = token_windows(tok, n_windows=args.windows, window=args.window, source="wiki")
-    calib = token_windows(tok, n_windows=args.windows, window=args.window, source="wiki",
-                          offset=args.windows)
+    calib = token_windows(
+        tok, n_windows=args.windows, window=args.window, source="wiki", offset=args.windows
+    )
     layers = sf.linear_layers(model)
     mom = sf.input_moments(model, calib, layers)
     cols = sf.outlier_columns({k: v["abs_mean"] for k, v in mom.items()})
     n = int(round(args.p * sum(sf.pool_sizes(layers, cols, "outlier").values())))
     flips = sf.count_matched_flips(layers, n, columns=cols, pool="outlier", seed=0)
-    base = evaluate_nll(model, windows)                          # warm-up
+    base = evaluate_nll(model, windows)  # warm-up
     bare, point, apply_undo = [], [], []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
@@ -63,16 +64,24 @@ def main(argv=None) -> dict:
         apply_undo.append(time.perf_counter() - t0)
     restored = evaluate_nll(model, windows).nll == base.nll
     res = {
-        "model": args.model, "tokens": int(windows.numel()), "n_flips": flips.count,
-        "bare_eval_s": min(bare), "leverage_point_s": min(point),
-        "apply_undo_s": min(apply_undo), "ratio": min(point) / min(bare),
-        "restored_bit_exact": bool(restored), "repeats": args.repeats,
+        "model": args.model,
+        "tokens": int(windows.numel()),
+        "n_flips": flips.count,
+        "bare_eval_s": min(bare),
+        "leverage_point_s": min(point),
+        "apply_undo_s": min(apply_undo),
+        "ratio": min(point) / min(bare),
+        "restored_bit_exact": bool(restored),
+        "repeats": args.repeats,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-                   f"{torch.get_num_threads()} threads",
-        "command": " ".join(["python bench/leverage_point.py", *(sys.argv[1:] if argv is None else argv)]),
+        f"{torch.get_num_threads()} threads",
+        "command": " ".join(
+            ["python bench/leverage_point.py", *(sys.argv[1:] if argv is None else argv)]
+        ),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "all_bare_s": bare, "all_point_s": point, "median_ratio": float(np.median(point) /
-                                                                          np.median(bare)),
+        "all_bare_s": bare,
+        "all_point_s": point,
+        "median_ratio": float(np.median(point) / np.median(bare)),
     }
     print(f"# {res['machine']}")
     print(f"bare evaluation ({res['tokens']} tokens)     {res['bare_eval_s']:.3f} s")

@@ -64,15 +64,23 @@ def reference_seed_p(n, p, samples, rng, batch=2000):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=2048)
-    ap.add_argument("--seeds", type=int, default=20, help="seeds of the full companion cell (0 skips it)")
+    ap.add_argument(
+        "--seeds", type=int, default=20, help="seeds of the full companion cell (0 skips it)"
+    )
     ap.add_argument("--samples", type=int, default=10000)
-    ap.add_argument("--pairs", type=int, default=2,
-                    help="interleaved (reference seed, companion seed) timing pairs (0 skips them)")
+    ap.add_argument(
+        "--pairs",
+        type=int,
+        default=2,
+        help="interleaved (reference seed, companion seed) timing pairs (0 skips them)",
+    )
     args = ap.parse_args()
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"numpy {np.__version__}, OPENBLAS_NUM_THREADS={threads}; n = m = d = {args.n}, "
-          f"{args.samples} samples, p in {PS}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"numpy {np.__version__}, OPENBLAS_NUM_THREADS={threads}; n = m = d = {args.n}, "
+        f"{args.samples} samples, p in {PS}"
+    )
 
     # 1. Interleaved timing: one reference seed (all four p), then one companion seed (all four p),
     #    so that both see the same load on a shared machine.
@@ -88,29 +96,43 @@ def main():
         t0, c0 = time.perf_counter(), time.process_time()
         _one_seed(list(PS), args.n, args.n, args.n, args.samples, 2000, child, post_norm=False)
         t_new, c_new = (time.perf_counter() - t0) / len(PS), (time.process_time() - c0) / len(PS)
-        ratios.append(t_ref / t_new); cpu_ratios.append(c_ref / c_new); t_refs.append(t_ref); t_news.append(t_new)
-        print(f"   pair: reference {t_ref:.3f} s wall ({c_ref:.3f} s CPU), companion {t_new:.3f} s wall "
-              f"({c_new:.3f} s CPU) per (seed, p): {t_ref / t_new:.2f}x wall, {c_ref / c_new:.2f}x CPU")
+        ratios.append(t_ref / t_new)
+        cpu_ratios.append(c_ref / c_new)
+        t_refs.append(t_ref)
+        t_news.append(t_new)
+        print(
+            f"   pair: reference {t_ref:.3f} s wall ({c_ref:.3f} s CPU), companion {t_new:.3f} s wall "
+            f"({c_new:.3f} s CPU) per (seed, p): {t_ref / t_new:.2f}x wall, {c_ref / c_new:.2f}x CPU"
+        )
     if ratios:
-        print(f"speed-up in CPU time (median): {np.median(cpu_ratios):.2f}x  (with OPENBLAS_NUM_THREADS=1 this "
-              "is the work ratio, least sensitive to other load)")
-        print(f"reference (author's protocol): {np.median(t_refs):.3f} s per (seed, p) "
-              f"-> {80 * np.median(t_refs):.0f} s per cell (20 seeds x 4 p), estimated")
+        print(
+            f"speed-up in CPU time (median): {np.median(cpu_ratios):.2f}x  (with OPENBLAS_NUM_THREADS=1 this "
+            "is the work ratio, least sensitive to other load)"
+        )
+        print(
+            f"reference (author's protocol): {np.median(t_refs):.3f} s per (seed, p) "
+            f"-> {80 * np.median(t_refs):.0f} s per cell (20 seeds x 4 p), estimated"
+        )
         print(f"companion:                     {np.median(t_news):.3f} s per (seed, p)")
         print(f"speed-up (median of interleaved pairs): {np.median(ratios):.2f}x")
 
     # 2. The full companion cell with its standard errors.
     if args.seeds:
         t0 = time.perf_counter()
-        res = sm.simulate_transverse_ratio_grid(PS, args.n, samples=args.samples, seeds=args.seeds,
-                                               post_norm=False, rng=1)
+        res = sm.simulate_transverse_ratio_grid(
+            PS, args.n, samples=args.samples, seeds=args.seeds, post_norm=False, rng=1
+        )
         t_cell = time.perf_counter() - t0
-        print(f"companion full cell: {t_cell:.1f} s ({args.seeds} seeds x {len(PS)} p x {args.samples} "
-              f"samples), {t_cell / (args.seeds * len(PS)):.3f} s per (seed, p)")
+        print(
+            f"companion full cell: {t_cell:.1f} s ({args.seeds} seeds x {len(PS)} p x {args.samples} "
+            f"samples), {t_cell / (args.seeds * len(PS)):.3f} s per (seed, p)"
+        )
         for r in res:
-            print(f"   p = {r.p:.2f}  C = {r:.4f}  (SE {r.stderr:.4f} over {r.n} seeds)   "
-                  f"exact kernel {sm.transverse_ratio_exact(r.p):.4f}   paper measured "
-                  f"{sm.PAPER_TABLE2[r.p][0]:.3f} ± {sm.PAPER_TABLE2[r.p][1]:.3f} (the paper's)")
+            print(
+                f"   p = {r.p:.2f}  C = {r:.4f}  (SE {r.stderr:.4f} over {r.n} seeds)   "
+                f"exact kernel {sm.transverse_ratio_exact(r.p):.4f}   paper measured "
+                f"{sm.PAPER_TABLE2[r.p][0]:.3f} ± {sm.PAPER_TABLE2[r.p][1]:.3f} (the paper's)"
+            )
 
 
 if __name__ == "__main__":

@@ -23,13 +23,15 @@ from companion.widgets import redraw_time  # noqa: E402
 
 
 def main() -> None:
-    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     print(f"{'figure module':32s} {'median s / redraw':>18s}")
     for info in sorted(pkgutil.iter_modules(figures.__path__), key=lambda i: i.name):
         mod = importlib.import_module(f"companion.figures.{info.name}")
         if not hasattr(mod, "draw"):
             continue
-        redraw_time(mod.draw, {}, repeats=1)            # warm caches (fonts, imports)
+        redraw_time(mod.draw, {}, repeats=1)  # warm caches (fonts, imports)
         print(f"{info.name:32s} {redraw_time(mod.draw, {}, repeats=5):18.3f}")
 
 

@@ -47,7 +47,9 @@ def as_generator(rng) -> np.random.Generator:
         return np.random.default_rng(rng)
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise TypeError(f"`rng` must be None, an int seed or a numpy Generator; got {type(rng).__name__}")
+    raise TypeError(
+        f"`rng` must be None, an int seed or a numpy Generator; got {type(rng).__name__}"
+    )
 
 
 def check_real(value, name: str, *, low=None, high=None, low_open=False, high_open=False) -> float:
@@ -130,8 +132,9 @@ def check_choice(value, name: str, choices) -> str:
     return value
 
 
-def check_finite_array(x, name: str, *, ndim: int | None = None, min_ndim: int | None = None,
-                       dtype=np.float64) -> np.ndarray:
+def check_finite_array(
+    x, name: str, *, ndim: int | None = None, min_ndim: int | None = None, dtype=np.float64
+) -> np.ndarray:
     """A finite real array, optionally of a given number of dimensions.
 
     Examples
@@ -145,7 +148,9 @@ def check_finite_array(x, name: str, *, ndim: int | None = None, min_ndim: int |
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"`{name}` must be a {ndim}-D array; got shape {arr.shape}")
     if min_ndim is not None and arr.ndim < min_ndim:
-        raise ValueError(f"`{name}` must have at least {min_ndim} dimensions; got shape {arr.shape}")
+        raise ValueError(
+            f"`{name}` must have at least {min_ndim} dimensions; got shape {arr.shape}"
+        )
     bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
     if bad:
         raise ValueError(f"`{name}` must contain only finite values; got {bad} non-finite entries")
@@ -164,6 +169,8 @@ def check_matrix(x, name: str, *, min_rows: int = 1, min_cols: int = 1) -> np.nd
     """
     arr = check_finite_array(x, name, ndim=2)
     if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
-        raise ValueError(f"`{name}` must have at least {min_rows} rows and {min_cols} columns; "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"`{name}` must have at least {min_rows} rows and {min_cols} columns; "
+            f"got shape {arr.shape}"
+        )
     return arr

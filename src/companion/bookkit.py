@@ -27,9 +27,17 @@ __all__ = ["SEMINAR", "exec_times", "full_scale_results", "machine", "repo_root"
 SEMINAR = [
     ("book/intro", 5, "The two papers in one picture each; how the book is built."),
     ("book/sign_magnitude/bussgang", 8, "Fact 1: derive 2/π on the board; move n in the widget."),
-    ("book/sign_magnitude/rmsnorm_filter", 8, "RMSNorm as a radial filter: what survives the norm."),
+    (
+        "book/sign_magnitude/rmsnorm_filter",
+        8,
+        "RMSNorm as a radial filter: what survives the norm.",
+    ),
     ("book/sign_magnitude/energy_equality", 7, "Equal-norm sign flips vs magnitude changes."),
-    ("book/sign_magnitude/theorem3", 8, "The π/(π−2) ratio: statement, simulation ± SE, one exercise."),
+    (
+        "book/sign_magnitude/theorem3",
+        8,
+        "The π/(π−2) ratio: statement, simulation ± SE, one exercise.",
+    ),
     ("book/sign_magnitude/leverage", 6, "Outliers and R ≈ nα²: why real models are more fragile."),
     ("book/dead_directions/ln_kernel", 10, "The dead direction γ⁻¹/‖γ⁻¹‖: prove it in two lines."),
     ("book/dead_directions/rms_no_kernel", 5, "RMSNorm has no such kernel: the witness."),
@@ -60,8 +68,13 @@ def machine() -> dict:
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"cpu": cpu, "cores": cores, "python": platform.python_version(), "platform": platform.platform(),
-            "load_1min_when_recorded": None if load is None else round(load, 2)}
+    return {
+        "cpu": cpu,
+        "cores": cores,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_1min_when_recorded": None if load is None else round(load, 2),
+    }
 
 
 def _cache_times(cache_dir: Path) -> dict[str, dict]:
@@ -82,7 +95,7 @@ def _cache_times(cache_dir: Path) -> dict[str, dict]:
 
 def _docname(uri: str) -> str | None:
     parts = Path(uri).with_suffix("").parts
-    return "/".join(parts[parts.index("book"):]) if "book" in parts else None
+    return "/".join(parts[parts.index("book") :]) if "book" in parts else None
 
 
 def exec_times(root: str | os.PathLike | None = None) -> dict[str, dict]:
@@ -111,9 +124,15 @@ def seminar_rows(times: dict[str, dict] | None = None) -> list[dict]:
     rows = []
     for doc, minutes, what in SEMINAR:
         t = times.get(doc)
-        rows.append({"doc": doc, "minutes": minutes, "what": what,
-                     "run_seconds": None if t is None else t["seconds"],
-                     "source": None if t is None else t["source"]})
+        rows.append(
+            {
+                "doc": doc,
+                "minutes": minutes,
+                "what": what,
+                "run_seconds": None if t is None else t["seconds"],
+                "source": None if t is None else t["source"],
+            }
+        )
     return rows
 
 
@@ -140,21 +159,33 @@ def _record(args) -> int:
     root = repo_root()
     times = {d: v["seconds"] for d, v in _cache_times(root / "_build" / ".jupyter_cache").items()}
     if not times:
-        print("no execution records in _build/.jupyter_cache: run `make book` first", file=sys.stderr)
+        print(
+            "no execution records in _build/.jupyter_cache: run `make book` first", file=sys.stderr
+        )
         return 1
     out = root / "bench" / "exec_times.json"
     out.parent.mkdir(exist_ok=True)
-    rec = {"command": "make book && python -m companion.bookkit record", "date": time.strftime("%Y-%m-%d"),
-           "machine": machine(), "seconds": dict(sorted(times.items()))}
+    rec = {
+        "command": "make book && python -m companion.bookkit record",
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine(),
+        "seconds": dict(sorted(times.items())),
+    }
     out.write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out} ({len(times)} chapters, {sum(times.values()):.0f} s in all, {rec['machine']['cores']} cores)")
+    print(
+        f"wrote {out} ({len(times)} chapters, {sum(times.values()):.0f} s in all, {rec['machine']['cores']} cores)"
+    )
     return 0
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m companion.bookkit", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m companion.bookkit", description=__doc__.splitlines()[0]
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("record", help="write bench/exec_times.json from the current build's cache").set_defaults(func=_record)
+    sub.add_parser(
+        "record", help="write bench/exec_times.json from the current build's cache"
+    ).set_defaults(func=_record)
     args = p.parse_args(argv)
     return args.func(args)
 

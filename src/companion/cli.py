@@ -1,8 +1,8 @@
 """``companion`` command line: the claims ledger, models, and long resumable runs.
 
-    companion claims [--paper dong|shirodkar] [--json] [--full]
-    companion models
-    companion run dead-directions ... | companion run sign-flips ...
+companion claims [--paper dong|shirodkar] [--json] [--full]
+companion models
+companion run dead-directions ... | companion run sign-flips ...
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ __all__ = ["main"]
 def _claims(args) -> int:
     from companion import claims
 
-    results = claims.run_many(args.paper, full=args.full, scale=args.scale,
-                              ids=args.id or None)
+    results = claims.run_many(args.paper, full=args.full, scale=args.scale, ids=args.id or None)
     if args.json:
         print(claims.to_json(results))
         return 0

@@ -7,18 +7,34 @@ import numpy as np
 __all__ = ["COLORS", "theory_vs_sim"]
 
 #: Colour-blind-safe palette readable on light and dark backgrounds.
-COLORS = {"theory": "#0072B2", "sim": "#D55E00", "alt": "#009E73", "paper": "#CC79A7", "grey": "#7f7f7f"}
+COLORS = {
+    "theory": "#0072B2",
+    "sim": "#D55E00",
+    "alt": "#009E73",
+    "paper": "#CC79A7",
+    "grey": "#7f7f7f",
+}
 
 
-def theory_vs_sim(ax, x, theory, sim_x=None, sim=None, *, k: float = 2.0, label_theory="closed form",
-                  label_sim="simulation ± 2 SE"):
+def theory_vs_sim(
+    ax,
+    x,
+    theory,
+    sim_x=None,
+    sim=None,
+    *,
+    k: float = 2.0,
+    label_theory="closed form",
+    label_sim="simulation ± 2 SE",
+):
     """Plot a closed-form curve and simulated :class:`~companion.stats.MCEstimate` points."""
     ax.plot(x, theory, color=COLORS["theory"], lw=2, label=label_theory)
     if sim is not None:
         vals = np.array([s.value for s in sim])
         errs = k * np.array([s.stderr for s in sim])
-        ax.errorbar(sim_x, vals, yerr=errs, fmt="o", ms=4, color=COLORS["sim"], capsize=3,
-                    label=label_sim)
+        ax.errorbar(
+            sim_x, vals, yerr=errs, fmt="o", ms=4, color=COLORS["sim"], capsize=3, label=label_sim
+        )
     ax.grid(alpha=0.3)
     return ax
 
@@ -32,7 +48,7 @@ def theory_vs_sim(ax, x, theory, sim_x=None, sim=None, *, k: float = 2.0, label_
 
 __all__ += ["describe_figure", "figure_html", "register_figure_formatter"]
 
-_SVG_LIMIT = 600_000   # bytes: above this the SVG link is left out (dense scatter plots)
+_SVG_LIMIT = 600_000  # bytes: above this the SVG link is left out (dense scatter plots)
 
 
 def describe_figure(fig) -> str:
@@ -73,8 +89,11 @@ def describe_figure(fig) -> str:
         return f"Figure: {title}." if title else "Figure."
     if len(panels) == 1:
         return f"Figure: {(title + '. ') if title else ''}{panels[0]}."
-    return (f"Figure{(' ' + title) if title else ''} with {len(panels)} panels: "
-            + " | ".join(f"({i + 1}) {p}" for i, p in enumerate(panels)) + ".")
+    return (
+        f"Figure{(' ' + title) if title else ''} with {len(panels)} panels: "
+        + " | ".join(f"({i + 1}) {p}" for i, p in enumerate(panels))
+        + "."
+    )
 
 
 def _plain(s: str) -> str:
@@ -82,13 +101,16 @@ def _plain(s: str) -> str:
     import re
 
     s = (s or "").replace("$", "")
-    s = re.sub(r"\\mathrm\{([^}]*)\}|\\operatorname\{([^}]*)\}", lambda m: m.group(1) or m.group(2), s)
+    s = re.sub(
+        r"\\mathrm\{([^}]*)\}|\\operatorname\{([^}]*)\}", lambda m: m.group(1) or m.group(2), s
+    )
     s = re.sub(r"\\([A-Za-z]+)", r"\1", s).replace("{", "").replace("}", "").replace("\\", "")
     return " ".join(s.split())
 
 
-def figure_html(fig, alt: str | None = None, *, name: str = "figure", dpi: int = 100,
-                svg: bool = True) -> str:
+def figure_html(
+    fig, alt: str | None = None, *, name: str = "figure", dpi: int = 100, svg: bool = True
+) -> str:
     """``<figure>`` HTML: the PNG with alt text, plus PNG and SVG download links.
 
     Examples
@@ -115,8 +137,10 @@ def figure_html(fig, alt: str | None = None, *, name: str = "figure", dpi: int =
         if sbuf.tell() <= _SVG_LIMIT:
             s64 = base64.b64encode(sbuf.getvalue()).decode()
             links.append(f'<a download="{name}.svg" href="data:image/svg+xml;base64,{s64}">SVG</a>')
-    return (f'<figure class="companion-figure"><img src="data:image/png;base64,{png}" alt="{alt}">'
-            f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption></figure>')
+    return (
+        f'<figure class="companion-figure"><img src="data:image/png;base64,{png}" alt="{alt}">'
+        f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption></figure>'
+    )
 
 
 def register_figure_formatter(ip=None) -> bool:

@@ -88,6 +88,6 @@ def ratio_estimate(num, den) -> MCEstimate:
     if a.size < 2:
         raise ValueError(f"`num` must hold at least 2 draws; got {a.size}")
     r = a.sum() / b.sum()
-    resid = a - r * b                       # linearisation of the ratio around r
+    resid = a - r * b  # linearisation of the ratio around r
     se = np.sqrt(resid.var(ddof=1) / a.size) / abs(b.mean())
     return MCEstimate(float(r), float(se), int(a.size))

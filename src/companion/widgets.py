@@ -16,7 +16,7 @@ the live panel draws.
 from __future__ import annotations
 
 import time
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import matplotlib
 
@@ -25,8 +25,9 @@ from companion._validate import check_int
 __all__ = ["frame_player", "panel", "redraw_time", "slider"]
 
 
-def slider(value, low, high, step=None, *, description: str | None = None, log: bool = False,
-           options=None):
+def slider(
+    value, low, high, step=None, *, description: str | None = None, log: bool = False, options=None
+):
     """A core ipywidgets control (no third-party widgets, so Colab needs nothing extra).
 
     ``options`` gives a dropdown; ``log=True`` a log-scale float slider between
@@ -41,15 +42,44 @@ def slider(value, low, high, step=None, *, description: str | None = None, log: 
     if options is not None:
         return w.Dropdown(options=list(options), value=value, description=desc, style=style)
     if log:
-        return w.FloatLogSlider(value=value, base=10, min=np.log10(low), max=np.log10(high),
-                                step=step or 0.05, description=desc, style=style, layout=layout,
-                                continuous_update=False)
-    if isinstance(value, int) and isinstance(low, int) and isinstance(high, int) and (step is None or isinstance(step, int)):
-        return w.IntSlider(value=value, min=low, max=high, step=step or 1, description=desc,
-                           style=style, layout=layout, continuous_update=False)
-    return w.FloatSlider(value=value, min=low, max=high, step=step or (high - low) / 100,
-                         description=desc, style=style, layout=layout, continuous_update=False,
-                         readout_format=".3g")
+        return w.FloatLogSlider(
+            value=value,
+            base=10,
+            min=np.log10(low),
+            max=np.log10(high),
+            step=step or 0.05,
+            description=desc,
+            style=style,
+            layout=layout,
+            continuous_update=False,
+        )
+    if (
+        isinstance(value, int)
+        and isinstance(low, int)
+        and isinstance(high, int)
+        and (step is None or isinstance(step, int))
+    ):
+        return w.IntSlider(
+            value=value,
+            min=low,
+            max=high,
+            step=step or 1,
+            description=desc,
+            style=style,
+            layout=layout,
+            continuous_update=False,
+        )
+    return w.FloatSlider(
+        value=value,
+        min=low,
+        max=high,
+        step=step or (high - low) / 100,
+        description=desc,
+        style=style,
+        layout=layout,
+        continuous_update=False,
+        readout_format=".3g",
+    )
 
 
 def _new_figure(figsize):
@@ -92,14 +122,24 @@ def panel(draw: Callable, controls: Mapping, *, figsize=(8, 3.6), title: str | N
     for name, ctl in controls.items():
         ctl.observe(lambda _change: _update(**{k: c.value for k, c in controls.items()}), "value")
     _update(**{k: c.value for k, c in controls.items()})
-    children = ([w.HTML(f"<b>{title}</b>")] if title else []) + [w.HBox(list(controls.values()),
-                layout=w.Layout(flex_flow="row wrap")), out]
+    children = ([w.HTML(f"<b>{title}</b>")] if title else []) + [
+        w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
+        out,
+    ]
     return w.VBox(children)
 
 
-def frame_player(draw: Callable, param: str, values, *, fixed: Mapping | None = None,
-                 figsize=(8, 3.6), interval: int = 600, label: str | None = None,
-                 alt: str | None = None):
+def frame_player(
+    draw: Callable,
+    param: str,
+    values,
+    *,
+    fixed: Mapping | None = None,
+    figsize=(8, 3.6),
+    interval: int = 600,
+    label: str | None = None,
+    alt: str | None = None,
+):
     """A kernel-free slider: ``draw`` precomputed for each value of ``param``.
 
     Returns an ``IPython.display.HTML`` holding a matplotlib ``to_jshtml`` player
@@ -121,6 +161,7 @@ def frame_player(draw: Callable, param: str, values, *, fixed: Mapping | None = 
         Alt text of the player's image (defaults to a description read from the figure).
     """
     import html as _html
+
     from IPython.display import HTML
     from matplotlib.animation import FuncAnimation
 

@@ -40,9 +40,9 @@ def tiny(name, layers=1, width=32, vocab=128):
 def tiny_batches(model, n_tokens=192, seq=32, seed=0):
     g = torch.Generator().manual_seed(seed)
     if getattr(model, "main_input_name", "input_ids") == "pixel_values":
-        n_img = -(-n_tokens // 17)                                   # 16 patches + CLS per image
+        n_img = -(-n_tokens // 17)  # 16 patches + CLS per image
         return [{"pixel_values": torch.randn(n_img, 3, 32, 32, generator=g)}]
-    ids = torch.randint(0, 128, (n_tokens // seq, seq), generator=g)   # (windows, seq)
+    ids = torch.randint(0, 128, (n_tokens // seq, seq), generator=g)  # (windows, seq)
     return list(ids.split(2))
 
 
@@ -75,7 +75,7 @@ def test_opt_final_norm_is_not_the_per_layer_one():
 def test_gemma_effective_gamma_is_one_plus_weight():
     model = tiny("gemma3-270m", layers=1)
     with torch.no_grad():
-        model.norm.weight.copy_(torch.linspace(-0.5, 300.0, 32))      # trained Gemma: up to 300
+        model.norm.weight.copy_(torch.linspace(-0.5, 300.0, 32))  # trained Gemma: up to 300
     fn = find_final_norm(model)
     np.testing.assert_array_equal(fn.gamma, 1.0 + model.norm.weight.detach().double().numpy())
 
@@ -110,8 +110,12 @@ def test_unknown_architecture_norm_found_from_the_head():
     fn = find_final_norm(model, example_input={"input_ids": torch.arange(8).view(1, -1)})
     assert fn.name == "final" and fn.kind == "layernorm"
     np.testing.assert_array_equal(fn.gamma, model.final.weight.detach().double().numpy())
-    diag = diagnose(model, [torch.randint(0, 50, (4, 16), generator=torch.Generator().manual_seed(1))],
-                    final_norm=fn, profile=False)
+    diag = diagnose(
+        model,
+        [torch.randint(0, 50, (4, 16), generator=torch.Generator().manual_seed(1))],
+        final_norm=fn,
+        profile=False,
+    )
     assert diag.verdict == "layernorm" and diag.cos > 0.9999
 
 
@@ -119,9 +123,10 @@ def test_model_without_final_norm_fails_listing_what_was_found():
     model = _Toy(with_norm=False)
     with pytest.raises(NormNotFound, match="found none among its module types: Embedding"):
         find_final_norm(model, example_input={"input_ids": torch.arange(8).view(1, -1)})
-    model.extra = torch.nn.LayerNorm(16)              # a norm that is never on the output path
-    with pytest.raises(NormNotFound, match=re.escape("none of the norm-like modules found does: "
-                                                     "extra (LayerNorm)")):
+    model.extra = torch.nn.LayerNorm(16)  # a norm that is never on the output path
+    with pytest.raises(
+        NormNotFound, match=re.escape("none of the norm-like modules found does: extra (LayerNorm)")
+    ):
         find_final_norm(model, example_input={"input_ids": torch.arange(8).view(1, -1)})
 
 
@@ -166,8 +171,10 @@ def test_hub_name_without_network_fails_at_once(tmp_path):
 
 
 def test_revision_only_for_trained_hub_models(tmp_path):
-    msg = ("`revision` must be None unless init='trained' on a hub model; got 'step1000' for "
-           "'minilm-l6' (offline, init='trained')")
+    msg = (
+        "`revision` must be None unless init='trained' on a hub model; got 'step1000' for "
+        "'minilm-l6' (offline, init='trained')"
+    )
     with pytest.raises(ValueError, match=re.escape(msg)):
         run_dead_directions("minilm-l6", revision="step1000", out=str(tmp_path))
     with pytest.raises(HubUnavailable, match="offline alternative"):
@@ -176,13 +183,17 @@ def test_revision_only_for_trained_hub_models(tmp_path):
 
 
 def test_too_few_tokens_fails_and_writes_nothing(tmp_path):
-    msg = ("`tokens` must be > d = 384 for model 'minilm-l6' (a unique bottom direction needs "
-           "N > d); got 300")
+    msg = (
+        "`tokens` must be > d = 384 for model 'minilm-l6' (a unique bottom direction needs "
+        "N > d); got 300"
+    )
     with pytest.raises(ValueError, match=re.escape(msg)):
         run_dead_directions("minilm-l6", tokens=300, out=str(tmp_path))
     assert not os.path.exists(results_path(str(tmp_path)))
     model = tiny("llama" if False else "smollm2-135m")
-    with pytest.raises(ValueError, match=re.escape("`batches` must provide more than d = 32 tokens")):
+    with pytest.raises(
+        ValueError, match=re.escape("`batches` must provide more than d = 32 tokens")
+    ):
         diagnose(model, [torch.zeros(1, 20, dtype=torch.long)])
     assert hook_count(model) == 0
 
@@ -221,7 +232,7 @@ def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
     def interrupting(*a, **kw):
         calls["n"] += 1
         if calls["n"] == 2:
-            raise KeyboardInterrupt          # a Colab disconnect in the middle of the second model
+            raise KeyboardInterrupt  # a Colab disconnect in the middle of the second model
         return real(*a, **kw)
 
     monkeypatch.setattr(dd, "diagnose", interrupting)
@@ -236,7 +247,7 @@ def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
     built.clear()
     for name in ("minilm-l6", "dinov2-small"):
         run_dead_directions(name, resume=True, **kw)
-    assert built == ["dinov2-small"]                                  # the finished one was skipped
+    assert built == ["dinov2-small"]  # the finished one was skipped
     recs = ResultStore(results_path(out)).records()
     assert [r["model"] for r in recs] == ["minilm-l6", "dinov2-small"]
     assert len({r["key"] for r in recs}) == 2
@@ -261,7 +272,7 @@ def test_minilm_trained_few_hundred_tokens():
     from companion.llm.data import token_windows
 
     model, tok = load_model("minilm-l6")
-    ids = token_windows(tok, n_windows=2, window=256)                 # 512 tokens > d = 384
+    ids = token_windows(tok, n_windows=2, window=256)  # 512 tokens > d = 384
     diag = diagnose(model, [ids])
     assert diag.norm_name == "encoder.layer.5.output.LayerNorm" and diag.post_ln
     assert diag.verdict == "layernorm" and diag.rayleigh < 1e-10
@@ -269,16 +280,16 @@ def test_minilm_trained_few_hundred_tokens():
     # single bottom eigenvector is arbitrary inside a several-dimensional null space; v* lies in it
     assert diag.kernel_dim_fp64 >= 2
     assert diag.cos_subspace_fp64 > 0.999 and diag.cos_subspace > 0.999
-    assert 0.5 < diag.gamma_stats["mean"] < 0.8                       # trained γ, mean 0.64
+    assert 0.5 < diag.gamma_stats["mean"] < 0.8  # trained γ, mean 0.64
     assert hook_count(model) == 0
 
 
 def test_smollm2_trained_few_hundred_tokens():
     from companion.llm.data import token_windows
 
-    model, tok = load_model("smollm2-135m")                           # cached fp32 after first load
+    model, tok = load_model("smollm2-135m")  # cached fp32 after first load
     assert type(model).__name__ == "LlamaForCausalLM"
-    ids = token_windows(tok, n_windows=3, window=256)                 # 768 tokens > d = 576
+    ids = token_windows(tok, n_windows=3, window=256)  # 768 tokens > d = 576
     diag = diagnose(model, [ids], profile_tokens=256)
     assert diag.norm_name == "model.norm" and diag.norm_kind == "rmsnorm"
     assert diag.verdict == "rmsnorm"
@@ -288,9 +299,11 @@ def test_smollm2_trained_few_hundred_tokens():
 
 
 def test_import_stays_light():
-    code = ("import sys, companion, companion.theory, companion.llm, companion.llm.cli, "
-            "companion.llm.registry; import companion.cli as c; c._build_parser(); "
-            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    code = (
+        "import sys, companion, companion.theory, companion.llm, companion.llm.cli, "
+        "companion.llm.registry; import companion.cli as c; c._build_parser(); "
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 
 import numpy as np
@@ -20,21 +19,37 @@ from companion.llm.evaluate import evaluate_nll  # noqa: E402
 @pytest.fixture(scope="module")
 def tiny():
     """A 2-layer Llama (hidden 64, vocab 128) with random weights, built from its config."""
-    cfg = transformers.LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
-                                   num_hidden_layers=2, num_attention_heads=4,
-                                   num_key_value_heads=2, max_position_embeddings=128)
+    cfg = transformers.LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+    )
     state = torch.random.get_rng_state()
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(cfg).eval()
     torch.random.set_rng_state(state)
     g = torch.Generator().manual_seed(1)
-    windows = torch.randint(0, 128, (6, 32), generator=g)          # (windows, tokens)
+    windows = torch.randint(0, 128, (6, 32), generator=g)  # (windows, tokens)
     return model, windows
 
 
-TINY = dataclasses.replace(sf.setup("cpu"), eval_windows=3, window=32, calib_windows=3, seeds=2,
-                           leverage_seeds=2, sphere_samples=200, min_calib_tokens=64,
-                           leverage_ps=(0.05, 0.01), n_columns=5, table1_layers=5)
+TINY = dataclasses.replace(
+    sf.setup("cpu"),
+    eval_windows=3,
+    window=32,
+    calib_windows=3,
+    seeds=2,
+    leverage_seeds=2,
+    sphere_samples=200,
+    min_calib_tokens=64,
+    leverage_ps=(0.05, 0.01),
+    n_columns=5,
+    table1_layers=5,
+)
 
 
 def test_linear_layers_exclude_head(tiny):
@@ -58,10 +73,13 @@ def test_mask_counts_and_distinct_layers(tiny):
     b = fs.indices["model.layers.1.self_attn.q_proj"]
     assert not np.array_equal(a, b)
     # same seed, same masks; another seed, other masks
-    assert all(np.array_equal(fs.indices[k], v)
-               for k, v in sf.bernoulli_flips(layers, 0.1, seed=3).indices.items())
-    assert not np.array_equal(sf.bernoulli_flips(layers, 0.1, seed=4).indices[
-        "model.layers.0.self_attn.q_proj"], a)
+    assert all(
+        np.array_equal(fs.indices[k], v)
+        for k, v in sf.bernoulli_flips(layers, 0.1, seed=3).indices.items()
+    )
+    assert not np.array_equal(
+        sf.bernoulli_flips(layers, 0.1, seed=4).indices["model.layers.0.self_attn.q_proj"], a
+    )
 
 
 def test_pools_respect_columns(tiny):
@@ -84,12 +102,12 @@ def test_count_matching(tiny):
     sizes = sf.pool_sizes(layers, cols, "outlier")
     alloc = sf.allocate(sizes, 500)
     assert sum(alloc.values()) == 500
-    for k in sizes:                                   # proportional up to rounding
+    for k in sizes:  # proportional up to rounding
         assert abs(alloc[k] - 500 * sizes[k] / sum(sizes.values())) < 1
     a = sf.count_matched_flips(layers, 500, columns=cols, pool="outlier", seed=0)
     b = sf.count_matched_flips(layers, 500, columns=cols, pool="non", seed=0)
     assert a.count == b.count == 500
-    assert all(len(np.unique(v)) == len(v) for v in a.indices.values())   # no replacement
+    assert all(len(np.unique(v)) == len(v) for v in a.indices.values())  # no replacement
     with pytest.raises(ValueError, match=re.escape("`n_flips` must be an integer in [0, ")):
         sf.allocate(sizes, sum(sizes.values()) + 1)
 
@@ -110,8 +128,8 @@ def test_in_place_undo_is_bit_exact(tiny, kind):
             i = fs.indices["model.layers.0.mlp.up_proj"]
             assert torch.equal(w[i], -before["model.layers.0.mlp.up_proj"].reshape(-1)[i])
     assert changed > 0 and pert.nll != base.nll
-    assert all(m.weight.data_ptr() == ptrs[k] for k, m in layers.items())     # in place
-    assert all(torch.equal(m.weight, before[k]) for k, m in layers.items())    # bit-exact
+    assert all(m.weight.data_ptr() == ptrs[k] for k, m in layers.items())  # in place
+    assert all(torch.equal(m.weight, before[k]) for k, m in layers.items())  # bit-exact
     assert evaluate_nll(model, windows).nll == base.nll
 
 
@@ -124,7 +142,7 @@ def test_magnitude_is_frobenius_matched_and_sign_preserving(tiny):
         for k, m in layers.items():
             d = m.weight.detach().double() - before[k]
             flip2 = 4 * float((before[k].reshape(-1)[fs.indices[k]] ** 2).sum())
-            assert float((d ** 2).sum()) == pytest.approx(flip2, rel=1e-4)
+            assert float((d**2).sum()) == pytest.approx(flip2, rel=1e-4)
             assert torch.equal(torch.sign(m.weight.detach().double()), torch.sign(before[k]))
 
 
@@ -144,20 +162,22 @@ def test_alpha_definitions(tiny):
     name = "model.layers.1.self_attn.q_proj"
     st = sf.activation_stats(model, windows, layers, name, min_tokens=64)
     a_ratio, a_tok = sf.alpha_from_stats(st)
-    assert np.sum(a_ratio ** 2) == pytest.approx(1.0) and np.sum(a_tok ** 2) == pytest.approx(1.0)
+    assert np.sum(a_ratio**2) == pytest.approx(1.0) and np.sum(a_tok**2) == pytest.approx(1.0)
     # recompute both definitions from captured inputs
     xs = []
-    h = layers[name].register_forward_pre_hook(lambda m, a: xs.append(a[0].detach().reshape(-1, 64)))
+    h = layers[name].register_forward_pre_hook(
+        lambda m, a: xs.append(a[0].detach().reshape(-1, 64))
+    )
     try:
         with torch.no_grad():
             for w in windows:
                 model(input_ids=w[None])
     finally:
         h.remove()
-    x = torch.cat(xs).double().numpy()                                   # (tokens, n)
-    n2 = (x ** 2).sum(1)
-    np.testing.assert_allclose(a_ratio ** 2, (x ** 2).mean(0) / n2.mean(), rtol=1e-10)
-    np.testing.assert_allclose(a_tok ** 2, ((x ** 2) / n2[:, None]).mean(0), rtol=1e-10)
+    x = torch.cat(xs).double().numpy()  # (tokens, n)
+    n2 = (x**2).sum(1)
+    np.testing.assert_allclose(a_ratio**2, (x**2).mean(0) / n2.mean(), rtol=1e-10)
+    np.testing.assert_allclose(a_tok**2, ((x**2) / n2[:, None]).mean(0), rtol=1e-10)
     # single-flip energy: flipping W[i, j] changes output i by -2 W_ij x_j
     W = layers[name].weight.detach().double().numpy()
     e = sf.single_flip_energy(W, st["ex2"])
@@ -168,8 +188,15 @@ def test_alpha_definitions(tiny):
 
 def test_run_experiments_and_resume(tiny, tmp_path):
     model, windows = tiny
-    kw = dict(model=model, windows=windows[:3], calib=windows[3:], setup_override=TINY,
-              out=tmp_path, progress=False, command="test")
+    kw = dict(
+        model=model,
+        windows=windows[:3],
+        calib=windows[3:],
+        setup_override=TINY,
+        out=tmp_path,
+        progress=False,
+        command="test",
+    )
     for exp in sf.EXPERIMENTS:
         recs = sf.run_experiment(exp, "tiny-llama", **kw)
         s = sf.summarize(exp, recs)
@@ -194,31 +221,51 @@ def test_run_experiments_and_resume(tiny, tmp_path):
     keep = [r for r in recs if not r["key"].startswith("leverage|disjoint|p=0.01")]
     with open(path, "w") as fh:
         import json
+
         fh.writelines(json.dumps(r) + "\n" for r in keep)
     sf.run_experiment("leverage", "tiny-llama", resume=True, **kw)
     assert len(sf.load_results("tiny-llama", "leverage", out=tmp_path)) == n_before
 
 
-@pytest.mark.parametrize("kwargs, msg", [
-    (dict(experiment="bogus"), "`experiment` must be one of 'table1', 'outlier', 'leverage', "
-                               "'alpha', 'columns'; got 'bogus'"),
-    (dict(experiment="outlier", p=1.5), "`p` must be in (0, 1]; got 1.5"),
-    (dict(experiment="leverage", ps=(0.01, 0.0)), "`p` must be in (0, 1]; got 0"),
-    (dict(experiment="alpha", layer="model.layers.9.q"),
-     "`layer` must name a Linear layer of the model (e.g. 'model.layers.0.self_attn.q_proj', "
-     "'model.layers.0.self_attn.k_proj', 'model.layers.0.self_attn.v_proj', 14 in all); "
-     "got 'model.layers.9.q'"),
-    (dict(experiment="outlier", too_few=True), "`calibration_tokens` must be >= 64 to rank "
-                                               "input columns; got 32"),
-])
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        (
+            dict(experiment="bogus"),
+            "`experiment` must be one of 'table1', 'outlier', 'leverage', "
+            "'alpha', 'columns'; got 'bogus'",
+        ),
+        (dict(experiment="outlier", p=1.5), "`p` must be in (0, 1]; got 1.5"),
+        (dict(experiment="leverage", ps=(0.01, 0.0)), "`p` must be in (0, 1]; got 0"),
+        (
+            dict(experiment="alpha", layer="model.layers.9.q"),
+            "`layer` must name a Linear layer of the model (e.g. 'model.layers.0.self_attn.q_proj', "
+            "'model.layers.0.self_attn.k_proj', 'model.layers.0.self_attn.v_proj', 14 in all); "
+            "got 'model.layers.9.q'",
+        ),
+        (
+            dict(experiment="outlier", too_few=True),
+            "`calibration_tokens` must be >= 64 to rank input columns; got 32",
+        ),
+    ],
+)
 def test_errors_leave_no_record(tiny, tmp_path, kwargs, msg):
     model, windows = tiny
     kwargs = dict(kwargs)
     calib = windows[3:4] if kwargs.pop("too_few", False) else windows[3:]
     exp = kwargs.pop("experiment")
     with pytest.raises(ValueError, match=re.escape(msg)):
-        sf.run_experiment(exp, "tiny-llama", model=model, windows=windows[:3], calib=calib,
-                          setup_override=TINY, out=tmp_path, progress=False, **kwargs)
+        sf.run_experiment(
+            exp,
+            "tiny-llama",
+            model=model,
+            windows=windows[:3],
+            calib=calib,
+            setup_override=TINY,
+            out=tmp_path,
+            progress=False,
+            **kwargs,
+        )
     assert not any(tmp_path.rglob("*.jsonl"))
     assert hook_count(model) == 0
 
@@ -251,6 +298,6 @@ def test_smollm2_flips_vs_magnitude():
     for kind in ("flip", "magnitude"):
         with sf.perturbed(layers, fs, kind=kind):
             out[kind] = evaluate_nll(model, windows).nll - base.nll
-        assert evaluate_nll(model, windows).nll == base.nll          # bit-exact undo
+        assert evaluate_nll(model, windows).nll == base.nll  # bit-exact undo
     print(f"ΔNLL flip {out['flip']:.4f}, Frobenius-matched magnitude {out['magnitude']:.4f}")
     assert out["flip"] > 0.01 and out["magnitude"] > 0.01

@@ -39,11 +39,11 @@ AT_SCALE = sorted(BOOK.glob("*/at_scale.md"))
 _ids = lambda paths: [p.relative_to(ROOT).as_posix() for p in paths]  # noqa: E731
 
 # The first code cell of every chapter, exactly (see book/sign_magnitude/bussgang.md).
-SETUP_CELL = f'''# Colab setup: install the companion library when this notebook runs on Colab (no-op elsewhere).
+SETUP_CELL = f"""# Colab setup: install the companion library when this notebook runs on Colab (no-op elsewhere).
 import subprocess, sys
 if "google.colab" in sys.modules:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q",
-                    "companion @ git+{REPOSITORY}"], check=True)'''
+                    "companion @ git+{REPOSITORY}"], check=True)"""
 
 
 def _code_cells(nb):
@@ -58,7 +58,9 @@ def test_repository_url_is_one_value():
 def test_full_jupytext_header(md):
     fm = _front_matter(md)
     jt = fm.get("jupytext", {})
-    assert jt.get("formats") == "ipynb,md:myst", f"{md.name}: pair it with `jupytext --set-formats ipynb,md:myst`"
+    assert jt.get("formats") == "ipynb,md:myst", (
+        f"{md.name}: pair it with `jupytext --set-formats ipynb,md:myst`"
+    )
     rep = jt.get("text_representation", {})
     assert rep.get("extension") == ".md" and rep.get("format_name") == "myst"
     assert rep.get("format_version") and rep.get("jupytext_version")
@@ -74,13 +76,17 @@ def test_paired_notebook_in_sync(md):
     cells_b = [(c.cell_type, c.source.strip()) for c in b.cells]
     assert cells_a == cells_b, f"{ipynb.name} is out of sync with {md.name}: run `make sync`"
     for key in ("accelerator", "colab", "mystnb"):
-        assert a.metadata.get(key) == b.metadata.get(key), f"front-matter `{key}` differs in {ipynb.name}"
+        assert a.metadata.get(key) == b.metadata.get(key), (
+            f"front-matter `{key}` differs in {ipynb.name}"
+        )
 
 
 @pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_committed_notebook_has_no_outputs(ipynb):
     nb = jupytext.read(ipynb)
-    dirty = [i for i, c in enumerate(_code_cells(nb)) if c.get("outputs") or c.get("execution_count")]
+    dirty = [
+        i for i, c in enumerate(_code_cells(nb)) if c.get("outputs") or c.get("execution_count")
+    ]
     assert not dirty, f"{ipynb.name}: code cells {dirty} carry outputs; re-pair with `make sync`"
     assert ipynb.with_suffix(".md").exists(), f"{ipynb.name} has no MyST source next to it"
 
@@ -90,7 +96,9 @@ def test_first_code_cell_is_the_colab_setup_cell(md):
     cells = _code_cells(jupytext.read(md))
     assert cells, f"{md.name} has no code cell"
     first = cells[0]
-    assert first.source.strip() == SETUP_CELL, f"{md.name}: the first code cell must be the Colab setup cell"
+    assert first.source.strip() == SETUP_CELL, (
+        f"{md.name}: the first code cell must be the Colab setup cell"
+    )
     assert "remove-cell" in first.metadata.get("tags", [])
 
 
@@ -100,7 +108,9 @@ def test_full_scale_chapters_request_a_gpu(md):
         pytest.skip(f"{md.relative_to(ROOT)} is still a placeholder")
     fm = _front_matter(md)
     assert fm.get("accelerator") == "GPU", f"{md.name}: front matter needs `accelerator: GPU`"
-    assert (fm.get("colab") or {}).get("gpuType") == "T4", f"{md.name}: front matter needs `colab: {{gpuType: T4}}`"
+    assert (fm.get("colab") or {}).get("gpuType") == "T4", (
+        f"{md.name}: front matter needs `colab: {{gpuType: T4}}`"
+    )
     meta = jupytext.read(md.with_suffix(".ipynb")).metadata
     assert meta.get("accelerator") == "GPU" and meta.get("colab", {}).get("gpuType") == "T4"
 
@@ -128,7 +138,9 @@ def test_every_toc_entry_exists():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = list(_toc_files(toc))
     assert files
-    missing = [f for f in files if not any((ROOT / f).with_suffix(s).exists() for s in (".md", ".ipynb"))]
+    missing = [
+        f for f in files if not any((ROOT / f).with_suffix(s).exists() for s in (".md", ".ipynb"))
+    ]
     assert not missing, f"_toc.yml lists files that do not exist: {missing}"
 
 

@@ -7,17 +7,40 @@ from companion import claims
 from companion.cli import main
 
 FIXED_IDS = {
-    "dong": ["dong.fact1", "dong.prop1.energy", "dong.prop1.single_layer", "dong.rmsnorm_jacobian",
-             "dong.thm3.limit", "dong.thm3.finite_p", "dong.thm4.cos2", "dong.thm4.radial_pre",
-             "dong.thm4.radial_post", "dong.multilayer.no_compounding", "dong.leverage",
-             "dong.real.cos2_table1", "dong.real.outlier_nll_ratio", "dong.real.count_matched_leverage",
-             "dong.real.alpha_energy_spearman", "dong.real.column_flip_spearman"],
-    "shirodkar": ["shirodkar.ln_kernel", "shirodkar.rms_no_kernel", "shirodkar.kfac_lift",
-                  "shirodkar.sigma_min_residual", "shirodkar.post_ln_sigma_min_zero",
-                  "shirodkar.schur_baseline", "shirodkar.null_cos", "shirodkar.bf16_floor",
-                  "shirodkar.init_alignment_ln", "shirodkar.init_absent_rms", "shirodkar.classifier",
-                  "shirodkar.trained_kernel_ln", "shirodkar.sigma_min_models",
-                  "shirodkar.trained_deepening"],
+    "dong": [
+        "dong.fact1",
+        "dong.prop1.energy",
+        "dong.prop1.single_layer",
+        "dong.rmsnorm_jacobian",
+        "dong.thm3.limit",
+        "dong.thm3.finite_p",
+        "dong.thm4.cos2",
+        "dong.thm4.radial_pre",
+        "dong.thm4.radial_post",
+        "dong.multilayer.no_compounding",
+        "dong.leverage",
+        "dong.real.cos2_table1",
+        "dong.real.outlier_nll_ratio",
+        "dong.real.count_matched_leverage",
+        "dong.real.alpha_energy_spearman",
+        "dong.real.column_flip_spearman",
+    ],
+    "shirodkar": [
+        "shirodkar.ln_kernel",
+        "shirodkar.rms_no_kernel",
+        "shirodkar.kfac_lift",
+        "shirodkar.sigma_min_residual",
+        "shirodkar.post_ln_sigma_min_zero",
+        "shirodkar.schur_baseline",
+        "shirodkar.null_cos",
+        "shirodkar.bf16_floor",
+        "shirodkar.init_alignment_ln",
+        "shirodkar.init_absent_rms",
+        "shirodkar.classifier",
+        "shirodkar.trained_kernel_ln",
+        "shirodkar.sigma_min_models",
+        "shirodkar.trained_deepening",
+    ],
 }
 
 
@@ -45,24 +68,47 @@ def test_fact1_is_reproduced_via_the_cli(capsys):
 
 
 def test_deviation_without_reason_is_refused():
-    c = claims.Claim(id="dong.test_only", paper="dong", statement="s", paper_value="1", method="m",
-                     tolerance="t", provenance=("reconstruction",),
-                     measure=lambda scale, full: claims.Measurement(value=2.0, agrees=False))
-    with pytest.raises(ValueError, match=re.escape("`reason` must be given when claim 'dong.test_only' deviates")):
+    c = claims.Claim(
+        id="dong.test_only",
+        paper="dong",
+        statement="s",
+        paper_value="1",
+        method="m",
+        tolerance="t",
+        provenance=("reconstruction",),
+        measure=lambda scale, full: claims.Measurement(value=2.0, agrees=False),
+    )
+    with pytest.raises(
+        ValueError, match=re.escape("`reason` must be given when claim 'dong.test_only' deviates")
+    ):
         claims.run(c)
 
 
 def test_not_run_is_reported_not_raised():
     def measure(scale, full):
         raise claims.NotRun("needs results/x.jsonl")
-    c = claims.Claim(id="dong.test_only2", paper="dong", statement="s", paper_value="1", method="m",
-                     tolerance="t", provenance=("reconstruction",), measure=measure, heavy=True)
+
+    c = claims.Claim(
+        id="dong.test_only2",
+        paper="dong",
+        statement="s",
+        paper_value="1",
+        method="m",
+        tolerance="t",
+        provenance=("reconstruction",),
+        measure=measure,
+        heavy=True,
+    )
     r = claims.run(c)
     assert r.status == "not-run" and r.reason == "needs results/x.jsonl"
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=re.escape("`paper` must be one of 'dong', 'shirodkar'; got 'x'")):
+    with pytest.raises(
+        ValueError, match=re.escape("`paper` must be one of 'dong', 'shirodkar'; got 'x'")
+    ):
         claims.all_claims("x")
-    with pytest.raises(KeyError, match=re.escape("`claim_id` must be a registered claim; got 'nope'")):
+    with pytest.raises(
+        KeyError, match=re.escape("`claim_id` must be a registered claim; got 'nope'")
+    ):
         claims.get("nope")

@@ -3,14 +3,20 @@ import re
 import numpy as np
 import pytest
 
-from companion.theory.kfac_lift import (categorical_fisher, kfac_lift, kfac_quadratic_form,
-                                        ln_softmax_head)
+from companion.theory.kfac_lift import (
+    categorical_fisher,
+    kfac_lift,
+    kfac_quadratic_form,
+    ln_softmax_head,
+)
 
 
 @pytest.mark.parametrize("dA, dG", [(4, 3), (7, 5)])
 def test_eigenpairs_multiply(dA, dG, rng):
-    A = rng.standard_normal((dA, dA)); A = A @ A.T                      # (dA, dA) PSD
-    G = rng.standard_normal((dG, dG)); G = G @ G.T                      # (dG, dG) PSD
+    A = rng.standard_normal((dA, dA))
+    A = A @ A.T  # (dA, dA) PSD
+    G = rng.standard_normal((dG, dG))
+    G = G @ G.T  # (dG, dG) PSD
     spec = kfac_lift(A, G)
     K = np.kron(A, G)
     np.testing.assert_allclose(spec.values, np.linalg.eigvalsh(K), atol=1e-12 * spec.values[-1])
@@ -23,9 +29,10 @@ def test_eigenpairs_multiply(dA, dG, rng):
 
 
 def test_bottom_pair_is_rank_one_increment_from_kernel_of_A(rng):
-    a = rng.standard_normal(5); a /= np.linalg.norm(a)
+    a = rng.standard_normal(5)
+    a /= np.linalg.norm(a)
     P = np.eye(5) - np.outer(a, a)
-    A = P @ np.diag(rng.uniform(1, 2, 5)) @ P                           # a spans ker A
+    A = P @ np.diag(rng.uniform(1, 2, 5)) @ P  # a spans ker A
     G = np.diag([1.0, 2.0, 3.0])
     spec = kfac_lift(A, G)
     val, inc = spec.bottom
@@ -41,30 +48,35 @@ def test_bottom_pair_is_rank_one_increment_from_kernel_of_A(rng):
 
 
 def test_quadratic_form_matches_kron(rng):
-    A = rng.standard_normal((4, 4)); A = A @ A.T
-    G = rng.standard_normal((3, 3)); G = G @ G.T
+    A = rng.standard_normal((4, 4))
+    A = A @ A.T
+    G = rng.standard_normal((3, 3))
+    G = G @ G.T
     dW = rng.standard_normal((3, 4))
-    vec = dW.reshape(-1, order="F")                                      # column stacking
+    vec = dW.reshape(-1, order="F")  # column stacking
     assert kfac_quadratic_form(A, G, dW) == pytest.approx(vec @ np.kron(A, G) @ vec, rel=1e-12)
 
 
 @pytest.fixture
 def heads():
-    return (ln_softmax_head(25, 12, n=500, beta_scale=0.0, rng=3),
-            ln_softmax_head(25, 12, n=500, beta_scale=1.0, rng=3))
+    return (
+        ln_softmax_head(25, 12, n=500, beta_scale=0.0, rng=3),
+        ln_softmax_head(25, 12, n=500, beta_scale=1.0, rng=3),
+    )
 
 
 def test_induced_dead_direction_cases(heads, rng):
     h0, h1 = heads
     u = rng.standard_normal(25)
-    a = rng.standard_normal(12); a /= np.linalg.norm(a)
+    a = rng.standard_normal(12)
+    a /= np.linalg.norm(a)
     ref0, ref1 = h0.fisher(np.outer(u, a)), h1.fisher(np.outer(u, a))
     assert h0.c == 0.0
-    assert h0.fisher(np.outer(u, h0.vstar)) < 1e-25 * ref0                   # beta = 0
-    assert h1.fisher(np.outer(np.ones(25), h1.vstar)) < 1e-25 * ref1         # u = 1: shift gauge
-    assert h1.fisher(np.outer(u, h1.vstar), db=-h1.c * u) < 1e-25 * ref1     # compensated
+    assert h0.fisher(np.outer(u, h0.vstar)) < 1e-25 * ref0  # beta = 0
+    assert h1.fisher(np.outer(np.ones(25), h1.vstar)) < 1e-25 * ref1  # u = 1: shift gauge
+    assert h1.fisher(np.outer(u, h1.vstar), db=-h1.c * u) < 1e-25 * ref1  # compensated
     live = h1.fisher(np.outer(u, h1.vstar))
-    assert live > 1e-3 * ref1                                                # otherwise not dead
+    assert live > 1e-3 * ref1  # otherwise not dead
     # ... and it equals c^2 E Var_p(u) exactly
     pred = h1.c**2 * categorical_fisher(h1.logits(), np.tile(u, (500, 1)))
     assert live == pytest.approx(pred, rel=1e-10)
@@ -89,7 +101,8 @@ def test_flat_curve_of_bias_free_head(heads, rng):
 def test_tied_embeddings_break_it(rng):
     h = ln_softmax_head(25, 12, n=500, beta_scale=0.0, tied=True, rng=3)
     u = rng.standard_normal(25)
-    a = rng.standard_normal(12); a /= np.linalg.norm(a)
+    a = rng.standard_normal(12)
+    a /= np.linalg.norm(a)
     assert h.fisher(np.outer(u, h.vstar)) > 1e-3 * h.fisher(np.outer(u, a))
     # the analytic derivative agrees with central differences
     dW = np.outer(u, h.vstar) * 1e-5
@@ -100,18 +113,31 @@ def test_tied_embeddings_break_it(rng):
 def test_bad_inputs():
     with pytest.raises(ValueError, match=re.escape("`A` must be a 2-D array; got shape (3,)")):
         kfac_lift(np.ones(3), np.eye(2))
-    with pytest.raises(ValueError, match=re.escape("`G` must be a square matrix; got shape (2, 3)")):
+    with pytest.raises(
+        ValueError, match=re.escape("`G` must be a square matrix; got shape (2, 3)")
+    ):
         kfac_lift(np.eye(2), np.ones((2, 3)))
-    with pytest.raises(ValueError, match=re.escape("`A` must contain only finite values; got 1 non-finite entries")):
+    with pytest.raises(
+        ValueError, match=re.escape("`A` must contain only finite values; got 1 non-finite entries")
+    ):
         kfac_lift(np.array([[1.0, 0.0], [0.0, np.inf]]), np.eye(2))
-    with pytest.raises(ValueError, match=re.escape("`A` must be symmetric; got an asymmetric 2x2 matrix")):
+    with pytest.raises(
+        ValueError, match=re.escape("`A` must be symmetric; got an asymmetric 2x2 matrix")
+    ):
         kfac_lift(np.array([[1.0, 1.0], [0.0, 1.0]]), np.eye(2))
-    with pytest.raises(ValueError, match=re.escape("`dW` must have shape (dG, dA) = (2, 3); got shape (3, 2)")):
+    with pytest.raises(
+        ValueError, match=re.escape("`dW` must have shape (dG, dA) = (2, 3); got shape (3, 2)")
+    ):
         kfac_quadratic_form(np.eye(3), np.eye(2), np.ones((3, 2)))
-    with pytest.raises(ValueError, match=re.escape("`dlogits` must have the shape of `logits` (1, 2); got shape (1, 3)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`dlogits` must have the shape of `logits` (1, 2); got shape (1, 3)"),
+    ):
         categorical_fisher([[0.0, 1.0]], [[0.0, 1.0, 2.0]])
     h = ln_softmax_head(4, 3, n=10, rng=0)
-    with pytest.raises(ValueError, match=re.escape("`dW` must have shape (4, 3); got shape (3, 4)")):
+    with pytest.raises(
+        ValueError, match=re.escape("`dW` must have shape (4, 3); got shape (3, 4)")
+    ):
         h.fisher(np.ones((3, 4)))
     with pytest.raises(ValueError, match=re.escape("`beta_scale` must be >= 0; got -1")):
         ln_softmax_head(beta_scale=-1.0)

@@ -35,7 +35,10 @@ def test_first_order_formula_and_orientation_values():
     for n in (2048, 10**6):
         ref = 1 - 4 / (3 * math.pi * math.sqrt(n))
         for a in (0.01, 0.03, 0.1):
-            assert abs(lv.leverage(a, n, kind="exact") * ref / lv.leverage(a, n) - 1) < 2 * a**2 + 2 / n
+            assert (
+                abs(lv.leverage(a, n, kind="exact") * ref / lv.leverage(a, n) - 1)
+                < 2 * a**2 + 2 / n
+            )
 
 
 def test_delocalised_entry_has_unit_leverage():
@@ -59,20 +62,31 @@ def test_reexported_from_sign_magnitude():
     assert sm.leverage is lv.leverage and sm.simulate_leverage is lv.simulate_leverage
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: lv.leverage(1.5, 100), "`alpha` must be in [0, 1]; got 1.5"),
-    (lambda: lv.leverage(-0.1, 100), "`alpha` must be in [0, 1]; got -0.1"),
-    (lambda: lv.leverage(0.1, 1), "`n` must be an integer >= 2; got 1"),
-    (lambda: lv.leverage(0.1, 100, kind="taylor"), "`kind` must be one of 'pre_relu', 'post_relu', 'exact'; got 'taylor'"),
-    (lambda: lv.simulate_leverage(1.2, 100), "`alpha` must be in [0, 1]; got 1.2"),
-    (lambda: lv.simulate_leverage(0.1, 1), "`n` must be an integer >= 2; got 1"),
-    (lambda: lv.simulate_leverage(0.1, 100, stage="post_norm"),
-     "`stage` must be one of 'pre_relu', 'post_relu'; got 'post_norm'"),
-    (lambda: lv.simulate_leverage([0.1, 0.2], 100), "`alpha` must be a scalar; got shape (2,)"),
-    (lambda: lv.simulate_leverage(float("nan"), 100), "`alpha` must contain only finite values; got 1 non-finite entries"),
-    (lambda: lv.column_leverage_bound(0.0), "`outlier_fraction` must be in (0, 1); got 0"),
-    (lambda: lv.aggregate_leverage([1.0]), "`alpha2` must hold at least 2 columns; got 1"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: lv.leverage(1.5, 100), "`alpha` must be in [0, 1]; got 1.5"),
+        (lambda: lv.leverage(-0.1, 100), "`alpha` must be in [0, 1]; got -0.1"),
+        (lambda: lv.leverage(0.1, 1), "`n` must be an integer >= 2; got 1"),
+        (
+            lambda: lv.leverage(0.1, 100, kind="taylor"),
+            "`kind` must be one of 'pre_relu', 'post_relu', 'exact'; got 'taylor'",
+        ),
+        (lambda: lv.simulate_leverage(1.2, 100), "`alpha` must be in [0, 1]; got 1.2"),
+        (lambda: lv.simulate_leverage(0.1, 1), "`n` must be an integer >= 2; got 1"),
+        (
+            lambda: lv.simulate_leverage(0.1, 100, stage="post_norm"),
+            "`stage` must be one of 'pre_relu', 'post_relu'; got 'post_norm'",
+        ),
+        (lambda: lv.simulate_leverage([0.1, 0.2], 100), "`alpha` must be a scalar; got shape (2,)"),
+        (
+            lambda: lv.simulate_leverage(float("nan"), 100),
+            "`alpha` must contain only finite values; got 1 non-finite entries",
+        ),
+        (lambda: lv.column_leverage_bound(0.0), "`outlier_fraction` must be in (0, 1); got 0"),
+        (lambda: lv.aggregate_leverage([1.0]), "`alpha2` must hold at least 2 columns; got 1"),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         call()

@@ -6,24 +6,35 @@ import numpy as np
 import pytest
 
 from companion.theory import dead_directions as dd
-from companion.theory.ln_kernel import (INPUT_DISTRIBUTIONS, bottom_direction, centred_covariance,
-                                        effective_scale, inverse_scale_direction, kernel_report,
-                                        normalised_activations, rms_witness_inputs,
-                                        rms_witness_variance, round_to_bfloat16,
-                                        round_to_precision, sample_gamma, sample_inputs,
-                                        simulate_rms_witness_variance, witness_variance_exact)
+from companion.theory.ln_kernel import (
+    INPUT_DISTRIBUTIONS,
+    bottom_direction,
+    centred_covariance,
+    effective_scale,
+    inverse_scale_direction,
+    kernel_report,
+    normalised_activations,
+    rms_witness_inputs,
+    rms_witness_variance,
+    round_to_bfloat16,
+    round_to_precision,
+    sample_gamma,
+    sample_inputs,
+    simulate_rms_witness_variance,
+    witness_variance_exact,
+)
 from companion.theory.norms import layernorm, rmsnorm
 
-
 # -- T1: the kernel holds to machine precision for every input distribution ------------
+
 
 @pytest.mark.parametrize("dist", INPUT_DISTRIBUTIONS)
 @pytest.mark.parametrize("eps", [1e-5, 1.0])
 def test_ln_kernel_fp64_every_distribution(dist, eps, rng):
     d, n = 48, 600
-    x = sample_inputs(n, d, dist, rng=rng)                              # (n, d)
+    x = sample_inputs(n, d, dist, rng=rng)  # (n, d)
     g = sample_gamma(d, 1.0, rng=rng)
-    b = rng.standard_normal(d)                                          # non-zero beta
+    b = rng.standard_normal(d)  # non-zero beta
     Y = layernorm(x, g, b, eps)
     C = centred_covariance(Y)
     v = inverse_scale_direction(g)
@@ -52,7 +63,7 @@ def test_kernel_report_with_precomputed_covariance_matches_samples(rng):
     Y = normalised_activations(x, g, np.ones(d))
     a = kernel_report(Y, g)
     b = kernel_report(gamma=g, cov=np.cov(Y.T), n_samples=n, mean=Y.mean(0))
-    c = kernel_report(gamma=g, cov=np.cov(Y.T, bias=True) * 7.0, n_samples=n)   # any normalisation
+    c = kernel_report(gamma=g, cov=np.cov(Y.T, bias=True) * 7.0, n_samples=n)  # any normalisation
     assert a.cos == pytest.approx(b.cos) and a.cos == pytest.approx(c.cos)
     assert b.offset_ratio == pytest.approx(a.offset_ratio) and c.offset_ratio == 0.0
     np.testing.assert_allclose(a.spectrum, b.spectrum, atol=1e-12)
@@ -72,8 +83,10 @@ def test_precision_ladder(rng):
     x = sample_inputs(n, d, "student_t", rng=rng)
     g = sample_gamma(d, 1.0, rng=rng)
     b = rng.standard_normal(d)
-    reps = {p: kernel_report(normalised_activations(x, g, b, precision=p), g)
-            for p in ("float64", "float32", "bfloat16")}
+    reps = {
+        p: kernel_report(normalised_activations(x, g, b, precision=p), g)
+        for p in ("float64", "float32", "bfloat16")
+    }
     assert reps["float64"].residual < 1e-13
     assert reps["float32"].residual < 1e-6
     assert reps["bfloat16"].residual > 100 * reps["float32"].residual
@@ -100,12 +113,20 @@ def test_bottom_direction_sign_and_value():
 
 
 def test_facade_exports():
-    for name in ("inverse_scale_direction", "kernel_report", "classify_norm", "random_direction_null",
-                 "rms_witness_variance", "round_to_bfloat16", "precision_floor"):
+    for name in (
+        "inverse_scale_direction",
+        "kernel_report",
+        "classify_norm",
+        "random_direction_null",
+        "rms_witness_variance",
+        "round_to_bfloat16",
+        "precision_floor",
+    ):
         assert hasattr(dd, name)
 
 
 # -- T2: the Lean witness --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("eps", [0.0, 1e-3])
 def test_rms_witness_variance_exact(eps, rng):
@@ -136,20 +157,29 @@ def test_rms_witness_simulation_agrees(rng):
 def test_witness_population_covariance_is_identity_over_d():
     x = rms_witness_inputs(5)
     np.testing.assert_allclose(x.T @ x / len(x), np.eye(5) / 5)
-    np.testing.assert_allclose(rmsnorm(x[:5], np.arange(1.0, 6.0)), np.sqrt(5) * np.diag(np.arange(1.0, 6.0)))
+    np.testing.assert_allclose(
+        rmsnorm(x[:5], np.arange(1.0, 6.0)), np.sqrt(5) * np.diag(np.arange(1.0, 6.0))
+    )
 
 
 # -- bad input: one error style ------------------------------------------------------------
 
-@pytest.mark.parametrize("gamma, msg", [
-    ([1.0, 0.0, 2.0, 0.0], "`gamma` must have no zero entries; got 2 zero entries at coordinates [1, 3] "
-                           "(gamma^-1 is undefined there; each coordinate vector e_i with gamma_i = 0 is "
-                           "itself a kernel direction of Cov(LN(X)))"),
-    ([1.0, np.nan], "`gamma` must contain only finite values; got 1 non-finite entries"),
-    ([1.0, np.inf, 2.0], "`gamma` must contain only finite values; got 1 non-finite entries"),
-    ([[1.0, 2.0]], "`gamma` must be a 1-D array; got shape (1, 2)"),
-    ([2.0], "`gamma` must have length d >= 2; got length 1"),
-])
+
+@pytest.mark.parametrize(
+    "gamma, msg",
+    [
+        (
+            [1.0, 0.0, 2.0, 0.0],
+            "`gamma` must have no zero entries; got 2 zero entries at coordinates [1, 3] "
+            "(gamma^-1 is undefined there; each coordinate vector e_i with gamma_i = 0 is "
+            "itself a kernel direction of Cov(LN(X)))",
+        ),
+        ([1.0, np.nan], "`gamma` must contain only finite values; got 1 non-finite entries"),
+        ([1.0, np.inf, 2.0], "`gamma` must contain only finite values; got 1 non-finite entries"),
+        ([[1.0, 2.0]], "`gamma` must be a 1-D array; got shape (1, 2)"),
+        ([2.0], "`gamma` must have length d >= 2; got length 1"),
+    ],
+)
 def test_bad_gamma(gamma, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         inverse_scale_direction(gamma)
@@ -157,37 +187,72 @@ def test_bad_gamma(gamma, msg):
 
 def test_bad_samples_and_shapes(rng):
     g = np.ones(4)
-    with pytest.raises(ValueError, match=re.escape("`Y` must be a 2-D array of shape (N, d), one sample "
-                                                   "per row; got shape (4,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`Y` must be a 2-D array of shape (N, d), one sample per row; got shape (4,)"
+        ),
+    ):
         centred_covariance(np.ones(4))
-    with pytest.raises(ValueError, match=re.escape("`Y` must be a 2-D array of shape (N, d), one sample "
-                                                   "per row; got shape (4,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`Y` must be a 2-D array of shape (N, d), one sample per row; got shape (4,)"
+        ),
+    ):
         kernel_report(np.ones(4), g)
-    with pytest.raises(ValueError, match=re.escape("`gamma` must have length d = 5 (the activation width); "
-                                                   "got length 4")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`gamma` must have length d = 5 (the activation width); got length 4"),
+    ):
         kernel_report(rng.standard_normal((20, 5)), g)
-    with pytest.raises(ValueError, match=re.escape("`n_samples` must be > d = 4 for a unique bottom "
-                                                   "direction (the centred rank is at most N - 1); got 4")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`n_samples` must be > d = 4 for a unique bottom "
+            "direction (the centred rank is at most N - 1); got 4"
+        ),
+    ):
         bottom_direction(np.eye(4), n_samples=4)
-    with pytest.raises(ValueError, match=re.escape("`C` must be a square (d, d) matrix with d >= 2; "
-                                                   "got shape (3, 4)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`C` must be a square (d, d) matrix with d >= 2; got shape (3, 4)"),
+    ):
         bottom_direction(np.ones((3, 4)))
-    with pytest.raises(ValueError, match=re.escape("`Y` must contain only finite values; got 1 "
-                                                   "non-finite entries")):
+    with pytest.raises(
+        ValueError, match=re.escape("`Y` must contain only finite values; got 1 non-finite entries")
+    ):
         kernel_report(np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2))
-    with pytest.raises(TypeError, match=re.escape("`n_samples` must be given with `cov` (the number of "
-                                                  "samples behind it); got None")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "`n_samples` must be given with `cov` (the number of samples behind it); got None"
+        ),
+    ):
         kernel_report(gamma=g, cov=np.eye(4))
-    with pytest.raises(TypeError, match=re.escape("exactly one of `Y` (samples) and `cov` (a precomputed "
-                                                  "covariance) must be given; got both")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "exactly one of `Y` (samples) and `cov` (a precomputed "
+            "covariance) must be given; got both"
+        ),
+    ):
         kernel_report(np.ones((5, 4)), g, cov=np.eye(4), n_samples=5)
     with pytest.raises(ValueError, match=re.escape("`mean` must have length d = 4; got length 3")):
         kernel_report(gamma=g, cov=np.eye(4), n_samples=10, mean=np.zeros(3))
-    with pytest.raises(ValueError, match=re.escape("`v` must have the length of `gamma`, d = 4; got length 3")):
+    with pytest.raises(
+        ValueError, match=re.escape("`v` must have the length of `gamma`, d = 4; got length 3")
+    ):
         rms_witness_variance(np.ones(3), g)
-    with pytest.raises(ValueError, match=re.escape("`precision` must be one of 'float64', 'float32', "
-                                                   "'float16', 'bfloat16'; got 'fp8'")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`precision` must be one of 'float64', 'float32', 'float16', 'bfloat16'; got 'fp8'"
+        ),
+    ):
         round_to_precision(1.0, "fp8")
-    with pytest.raises(ValueError, match=re.escape("`dist` must be one of 'gaussian', 'student_t', "
-                                                   "'offset'; got 'cauchy'")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`dist` must be one of 'gaussian', 'student_t', 'offset'; got 'cauchy'"),
+    ):
         sample_inputs(10, 4, "cauchy")

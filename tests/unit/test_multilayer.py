@@ -12,8 +12,10 @@ from companion.theory import multilayer as ml
 @pytest.mark.parametrize("variant, p", [("V2", 0.05), ("V3", 0.02)])
 def test_first_layer_closed_form_matches_simulation(variant, p, rng):
     res = ml.simulate_chain(variant, "relu", p, 1024, 1, samples=400, seeds=5, rng=rng)
-    for readout in ml.READOUTS:            # both readouts come from the same forward passes
-        assert res.ratios(readout)[0].agrees_with(ml.first_layer_ratio(variant, "relu", p, readout=readout))
+    for readout in ml.READOUTS:  # both readouts come from the same forward passes
+        assert res.ratios(readout)[0].agrees_with(
+            ml.first_layer_ratio(variant, "relu", p, readout=readout)
+        )
 
 
 def test_silu_closed_form_is_its_linear_regime(rng):
@@ -24,16 +26,24 @@ def test_silu_closed_form_is_its_linear_regime(rng):
 
 def test_v2_relu_first_order_is_theorem3_exact_kernel():
     # c_exact(p) of the spec's section 3.3, evaluated there: 2.6683 (0.01), 2.4790 (0.05)
-    assert ml.first_layer_ratio("V2", "relu", 0.01, readout="prenorm") == pytest.approx(2.6683, abs=1e-4)
-    assert ml.first_layer_ratio("V2", "relu", 0.05, readout="prenorm") == pytest.approx(2.4790, abs=1e-4)
+    assert ml.first_layer_ratio("V2", "relu", 0.01, readout="prenorm") == pytest.approx(
+        2.6683, abs=1e-4
+    )
+    assert ml.first_layer_ratio("V2", "relu", 0.05, readout="prenorm") == pytest.approx(
+        2.4790, abs=1e-4
+    )
     # and tends to pi/(pi-2) as p -> 0
-    assert ml.first_layer_ratio("V2", "relu", 1e-8, readout="prenorm") == pytest.approx(ml.COMPOUNDING_BASE, rel=1e-3)
+    assert ml.first_layer_ratio("V2", "relu", 1e-8, readout="prenorm") == pytest.approx(
+        ml.COMPOUNDING_BASE, rel=1e-3
+    )
 
 
 def test_finite_difference_inflation_explains_v2():
     # V2's reading is the first-order ratio times 1 + 4 sqrt(2p/pi) + 4p (spec 4.4: 2.64 x 1.36 = 3.60)
     for p in (0.01, 0.02, 0.05):
-        ratio = ml.first_layer_ratio("V2", "relu", p) / ml.first_layer_ratio("V2", "relu", p, readout="prenorm")
+        ratio = ml.first_layer_ratio("V2", "relu", p) / ml.first_layer_ratio(
+            "V2", "relu", p, readout="prenorm"
+        )
         assert ratio == pytest.approx(1 + 4 * math.sqrt(2 * p / math.pi) + 4 * p, rel=1e-12)
 
 
@@ -80,24 +90,48 @@ def test_chain_result_shapes_truncation_and_determinism():
     assert len(a.ratios("normalised")) == 3 and np.all(a.stderrs >= 0)
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: ml.simulate_chain("V4", "relu", 0.01, 16, 2), "`variant` must be one of 'V2', 'V3'; got 'V4'"),
-    (lambda: ml.simulate_chain("V2", "gelu", 0.01, 16, 2), "`activation` must be one of 'relu', 'silu'; got 'gelu'"),
-    (lambda: ml.simulate_chain("V2", "relu", 1.5, 16, 2), "`p` must be in (0, 1]; got 1.5"),
-    (lambda: ml.simulate_chain("V2", "relu", -0.1, 16, 2), "`p` must be in (0, 1]; got -0.1"),
-    (lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 0), "`depth` must be an integer >= 1; got 0"),
-    (lambda: ml.simulate_chain("V2", "relu", 0.01, 1, 2), "`m` must be an integer >= 2; got 1"),
-    (lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, seeds=1), "`seeds` must be an integer >= 2; got 1"),
-    (lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, perturb="last"),
-     "`perturb` must be one of 'all', 'first'; got 'last'"),
-    (lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, readout="post"),
-     "`readout` must be one of 'normalised', 'prenorm'; got 'post'"),
-    (lambda: ml.first_layer_ratio("V2", "tanh", 0.01), "`activation` must be one of 'relu', 'silu'; got 'tanh'"),
-    (lambda: ml.fit_compounding([3.0]), "`values` must hold at least 2 depths; got 1"),
-    (lambda: ml.fit_compounding([3.0, -1.0]), "`values` must be positive; got -1"),
-    (lambda: ml.fit_compounding([3.0, 2.0]).estimate("free"),
-     "`fit` must come from a ChainResult to carry a standard error; got bare values"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: ml.simulate_chain("V4", "relu", 0.01, 16, 2),
+            "`variant` must be one of 'V2', 'V3'; got 'V4'",
+        ),
+        (
+            lambda: ml.simulate_chain("V2", "gelu", 0.01, 16, 2),
+            "`activation` must be one of 'relu', 'silu'; got 'gelu'",
+        ),
+        (lambda: ml.simulate_chain("V2", "relu", 1.5, 16, 2), "`p` must be in (0, 1]; got 1.5"),
+        (lambda: ml.simulate_chain("V2", "relu", -0.1, 16, 2), "`p` must be in (0, 1]; got -0.1"),
+        (
+            lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 0),
+            "`depth` must be an integer >= 1; got 0",
+        ),
+        (lambda: ml.simulate_chain("V2", "relu", 0.01, 1, 2), "`m` must be an integer >= 2; got 1"),
+        (
+            lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, seeds=1),
+            "`seeds` must be an integer >= 2; got 1",
+        ),
+        (
+            lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, perturb="last"),
+            "`perturb` must be one of 'all', 'first'; got 'last'",
+        ),
+        (
+            lambda: ml.simulate_chain("V2", "relu", 0.01, 16, 2, readout="post"),
+            "`readout` must be one of 'normalised', 'prenorm'; got 'post'",
+        ),
+        (
+            lambda: ml.first_layer_ratio("V2", "tanh", 0.01),
+            "`activation` must be one of 'relu', 'silu'; got 'tanh'",
+        ),
+        (lambda: ml.fit_compounding([3.0]), "`values` must hold at least 2 depths; got 1"),
+        (lambda: ml.fit_compounding([3.0, -1.0]), "`values` must be positive; got -1"),
+        (
+            lambda: ml.fit_compounding([3.0, 2.0]).estimate("free"),
+            "`fit` must come from a ChainResult to carry a standard error; got bare values",
+        ),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         call()

@@ -5,10 +5,19 @@ import re
 import numpy as np
 import pytest
 
-from companion.theory.ln_kernel import (centred_covariance, normalised_activations, sample_gamma,
-                                        sample_inputs)
-from companion.theory.null_classifier import (NULL_WIDTHS, classify_norm, precision_floor,
-                                              random_direction_null, simulate_null_cos)
+from companion.theory.ln_kernel import (
+    centred_covariance,
+    normalised_activations,
+    sample_gamma,
+    sample_inputs,
+)
+from companion.theory.null_classifier import (
+    NULL_WIDTHS,
+    classify_norm,
+    precision_floor,
+    random_direction_null,
+    simulate_null_cos,
+)
 
 
 @pytest.mark.parametrize("d", [768, 2048, 4096])
@@ -72,7 +81,9 @@ def test_classifier_heterogeneous_gamma_rms_trap():
 
 def test_classifier_from_covariance_and_float32_array():
     g, Y = _acts("layernorm", 1.5, "float32", dist="offset")
-    v = classify_norm(g, cov=centred_covariance(Y), n_samples=len(Y), mean=Y.mean(0), dtype="float32")
+    v = classify_norm(
+        g, cov=centred_covariance(Y), n_samples=len(Y), mean=Y.mean(0), dtype="float32"
+    )
     assert v.verdict == "layernorm" and v.dtype == "float32"
     v32 = classify_norm(g, Y.astype(np.float32))
     assert v32.dtype == "float32" and v32.verdict == "layernorm"
@@ -102,30 +113,51 @@ def test_precision_floor_orders():
 
 def test_classifier_bad_input():
     g = np.ones(4)
-    with pytest.raises(TypeError, match=re.escape("`dtype` must be given with `cov` (the precision the "
-                                                  "activations were produced in, e.g. 'float32'); got None")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "`dtype` must be given with `cov` (the precision the "
+            "activations were produced in, e.g. 'float32'); got None"
+        ),
+    ):
         classify_norm(g, cov=np.eye(4), n_samples=10)
-    with pytest.raises(ValueError, match=re.escape("`dtype` must be one of 'float64', 'float32', 'float16', "
-                                                   "'bfloat16'; got 'int8'")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`dtype` must be one of 'float64', 'float32', 'float16', 'bfloat16'; got 'int8'"
+        ),
+    ):
         classify_norm(g, cov=np.eye(4), n_samples=10, dtype="int8")
-    with pytest.raises(ValueError, match=re.escape("`gamma` must have length d = 5 (the activation width); "
-                                                   "got length 4")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`gamma` must have length d = 5 (the activation width); got length 4"),
+    ):
         classify_norm(g, np.random.default_rng(0).standard_normal((10, 5)))
-    with pytest.raises(ValueError, match=re.escape("`gamma` must have no zero entries; got 1 zero entry at "
-                                                   "coordinates [0]")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("`gamma` must have no zero entries; got 1 zero entry at coordinates [0]"),
+    ):
         classify_norm([0.0, 1.0, 1.0, 1.0], cov=np.eye(4), n_samples=10, dtype="float32")
-    with pytest.raises(ValueError, match=re.escape("`Y` must be a 2-D array of shape (N, d), one sample per "
-                                                   "row; got shape (4,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`Y` must be a 2-D array of shape (N, d), one sample per row; got shape (4,)"
+        ),
+    ):
         classify_norm(g, np.ones(4))
     with pytest.raises(ValueError, match=re.escape("`n_samples` must be an integer >= 2; got 1")):
         classify_norm(g, cov=np.eye(4), n_samples=1, dtype="float64")
-    with pytest.raises(ValueError, match=re.escape("`cov` must be symmetric; got an asymmetry of 1")):
+    with pytest.raises(
+        ValueError, match=re.escape("`cov` must be symmetric; got an asymmetry of 1")
+    ):
         classify_norm(g, cov=np.eye(4) + np.triu(np.ones((4, 4)), 1), n_samples=10, dtype="float64")
     with pytest.raises(ValueError, match=re.escape("`d` must be an integer >= 2; got 1")):
         random_direction_null(1)
 
 
-@pytest.mark.parametrize("t, verdict", [(1e-13, "layernorm"), (2e-11, "undetermined"), (1e-8, "rmsnorm")])
+@pytest.mark.parametrize(
+    "t, verdict", [(1e-13, "layernorm"), (2e-11, "undetermined"), (1e-8, "rmsnorm")]
+)
 def test_classifier_three_verdicts_on_a_constructed_covariance(t, verdict):
     # C = I - (1 - t) v v^T with v = v* for gamma = 1: v*^T C v* = t exactly
     d = 16

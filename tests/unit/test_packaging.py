@@ -4,8 +4,8 @@ import pathlib
 import re
 import subprocess
 import sys
-import tomllib
 
+import tomllib
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -27,9 +27,13 @@ def test_environment_yml_names_the_pyproject_dependencies():
 
 
 def test_import_companion_and_theory_never_imports_torch():
-    code = ("import sys, companion, companion.claims, companion.cli, companion.widgets, companion.env;"
-            "import companion.theory.sign_magnitude, companion.theory.dead_directions;"
-            "from companion import claims; claims.all_claims();"
-            "print('torch' in sys.modules, 'transformers' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, companion, companion.claims, companion.cli, companion.widgets, companion.env;"
+        "import companion.theory.sign_magnitude, companion.theory.dead_directions;"
+        "from companion import claims; claims.all_claims();"
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["False", "False"]

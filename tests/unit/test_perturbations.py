@@ -19,8 +19,8 @@ def test_matched_pair_norms_equal_per_draw_and_signs_kept():
     for seed in range(3):
         ds, dm = pt.matched_pair(W, 0.05, rng=seed)
         assert np.isclose(np.linalg.norm(ds), np.linalg.norm(dm), rtol=1e-12)
-        assert np.all(np.sign(W + dm) == np.sign(W))          # magnitude moves away from zero
-        assert np.allclose(np.abs(dm), np.abs(dm[0, 0]))      # one constant delta
+        assert np.all(np.sign(W + dm) == np.sign(W))  # magnitude moves away from zero
+        assert np.allclose(np.abs(dm), np.abs(dm[0, 0]))  # one constant delta
 
 
 def test_independent_noise_has_target_norm():
@@ -35,7 +35,9 @@ def test_radial_plus_transverse_is_energy():
     assert np.allclose(r + t, d)
     assert np.allclose(np.sum(r * t, axis=1), 0, atol=1e-12)
     R = pt.radial_fraction(d, v)
-    assert np.allclose(pt.transverse_energy(d, v) + R * np.sum(d * d, axis=1), np.sum(d * d, axis=1))
+    assert np.allclose(
+        pt.transverse_energy(d, v) + R * np.sum(d * d, axis=1), np.sum(d * d, axis=1)
+    )
 
 
 def test_isotropic_radial_fraction_is_one_over_d():
@@ -47,19 +49,47 @@ def test_isotropic_radial_fraction_is_one_over_d():
         assert mean_estimate(R).agrees_with(1 / d)
 
 
-@pytest.mark.parametrize("call, exc, msg", [
-    (lambda: pt.sign_flip_delta(np.ones((2, 2)), 1.5, rng=0), ValueError, "`p` must be in [0, 1]; got 1.5"),
-    (lambda: pt.sign_flip_delta(np.ones((2, 2)), -0.1, rng=0), ValueError, "`p` must be in [0, 1]; got -0.1"),
-    (lambda: pt.sign_flip_delta(np.ones((2, 2)), mask=np.ones((2, 3), bool)), ValueError,
-     "`mask` must have the shape of `W` (2, 2); got shape (2, 3)"),
-    (lambda: pt.sign_flip_delta(np.array([[1.0, np.nan]]), 0.1), ValueError,
-     "`W` must contain only finite values; got 1 non-finite entries"),
-    (lambda: pt.sphere_inputs(10, 1, rng=0), ValueError, "`n` must be an integer >= 2; got 1"),
-    (lambda: pt.radial_fraction(np.ones(3), np.ones(4)), ValueError,
-     "`delta` must have the shape of `v` (4,); got shape (3,)"),
-    (lambda: pt.magnitude_delta(np.ones((2, 2)), -1.0), ValueError, "`frobenius_norm` must be >= 0; got -1"),
-    (lambda: pt.matched_pair(np.ones(3), 0.1), ValueError, "`W` must be a 2-D array; got shape (3,)"),
-])
+@pytest.mark.parametrize(
+    "call, exc, msg",
+    [
+        (
+            lambda: pt.sign_flip_delta(np.ones((2, 2)), 1.5, rng=0),
+            ValueError,
+            "`p` must be in [0, 1]; got 1.5",
+        ),
+        (
+            lambda: pt.sign_flip_delta(np.ones((2, 2)), -0.1, rng=0),
+            ValueError,
+            "`p` must be in [0, 1]; got -0.1",
+        ),
+        (
+            lambda: pt.sign_flip_delta(np.ones((2, 2)), mask=np.ones((2, 3), bool)),
+            ValueError,
+            "`mask` must have the shape of `W` (2, 2); got shape (2, 3)",
+        ),
+        (
+            lambda: pt.sign_flip_delta(np.array([[1.0, np.nan]]), 0.1),
+            ValueError,
+            "`W` must contain only finite values; got 1 non-finite entries",
+        ),
+        (lambda: pt.sphere_inputs(10, 1, rng=0), ValueError, "`n` must be an integer >= 2; got 1"),
+        (
+            lambda: pt.radial_fraction(np.ones(3), np.ones(4)),
+            ValueError,
+            "`delta` must have the shape of `v` (4,); got shape (3,)",
+        ),
+        (
+            lambda: pt.magnitude_delta(np.ones((2, 2)), -1.0),
+            ValueError,
+            "`frobenius_norm` must be >= 0; got -1",
+        ),
+        (
+            lambda: pt.matched_pair(np.ones(3), 0.1),
+            ValueError,
+            "`W` must be a 2-D array; got shape (3,)",
+        ),
+    ],
+)
 def test_bad_inputs(call, exc, msg):
     with pytest.raises(exc, match=re.escape(msg)):
         call()

@@ -32,22 +32,33 @@ def test_sign_quantiser_geometry(m, n):
 
 
 def test_ternary_differs():
-    geo = qz.quantization_error_geometry(gaussian_weights(256, 512, rng=0), "ternary", samples=800, rng=1)
+    geo = qz.quantization_error_geometry(
+        gaussian_weights(256, 512, rng=0), "ternary", samples=800, rng=1
+    )
     assert not geo.sign_preserving
     assert geo.vector_cos2.value == pytest.approx(0.787, abs=0.01)
     assert geo.radial_pre.value == pytest.approx(0.645, abs=0.015)
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: qz.quantization_error_geometry(np.array([[1.0, np.nan], [1.0, 2.0]])),
-     "`W` must contain only finite values; got 1 non-finite entries"),
-    (lambda: qz.quantization_error_geometry(np.ones((4, 4)), "int4"),
-     "`quantizer` must be one of 'sign_absmean', 'ternary'; got 'int4'"),
-    (lambda: qz.quantization_error_geometry(np.ones((1, 4))),
-     "`W` must have at least 2 rows and 2 columns; got shape (1, 4)"),
-    (lambda: qz.absmean_sign_quantize(np.ones(3)), "`W` must be a 2-D array; got shape (3,)"),
-    (lambda: qz.quantization_radial_post(m=1), "`m` must be an integer >= 2; got 1"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: qz.quantization_error_geometry(np.array([[1.0, np.nan], [1.0, 2.0]])),
+            "`W` must contain only finite values; got 1 non-finite entries",
+        ),
+        (
+            lambda: qz.quantization_error_geometry(np.ones((4, 4)), "int4"),
+            "`quantizer` must be one of 'sign_absmean', 'ternary'; got 'int4'",
+        ),
+        (
+            lambda: qz.quantization_error_geometry(np.ones((1, 4))),
+            "`W` must have at least 2 rows and 2 columns; got shape (1, 4)",
+        ),
+        (lambda: qz.absmean_sign_quantize(np.ones(3)), "`W` must be a 2-D array; got shape (3,)"),
+        (lambda: qz.quantization_radial_post(m=1), "`m` must be an integer >= 2; got 1"),
+    ],
+)
 def test_bad_inputs(call, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         call()

@@ -23,7 +23,7 @@ def test_first_order_energy_identity():
     u, delta = g.standard_normal(16), 1e-6 * g.standard_normal(16)
     exact, lin = rf.rmsnorm_change(u, delta)
     assert np.allclose(exact, lin, rtol=1e-4, atol=1e-12)
-    assert np.sum(lin ** 2) == pytest.approx(rf.first_order_output_energy(u, delta), rel=1e-10)
+    assert np.sum(lin**2) == pytest.approx(rf.first_order_output_energy(u, delta), rel=1e-10)
 
 
 def test_scale_invariance():
@@ -31,13 +31,21 @@ def test_scale_invariance():
     assert np.allclose(rmsnorm(3.7 * u), rmsnorm(u))
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: rf.rmsnorm_change(np.ones(3), np.ones(4)), "`delta` must have the shape of `u` (3,); got shape (4,)"),
-    (lambda: rf.first_order_output_energy(np.array([1.0, np.nan]), np.ones(2)),
-     "`u` must contain only finite values; got 1 non-finite entries"),
-    (lambda: rf.jacobian_fd_error(np.ones(3), h=0.0), "`h` must be > 0; got 0"),
-    (lambda: rmsnorm_jacobian(np.zeros(3)), "`u` must be non-zero; got the zero vector"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: rf.rmsnorm_change(np.ones(3), np.ones(4)),
+            "`delta` must have the shape of `u` (3,); got shape (4,)",
+        ),
+        (
+            lambda: rf.first_order_output_energy(np.array([1.0, np.nan]), np.ones(2)),
+            "`u` must contain only finite values; got 1 non-finite entries",
+        ),
+        (lambda: rf.jacobian_fd_error(np.ones(3), h=0.0), "`h` must be > 0; got 0"),
+        (lambda: rmsnorm_jacobian(np.zeros(3)), "`u` must be non-zero; got the zero vector"),
+    ],
+)
 def test_bad_inputs(call, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         call()

@@ -15,19 +15,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_check_links_finds_broken_links_and_anchors(tmp_path):
-    (tmp_path / "a.html").write_text('<h1 id="top">A</h1><a href="b.html#sec">ok</a>'
-                                     '<a href="b.html#nope">bad anchor</a><a href="c.html">bad</a>'
-                                     '<a href="https://example.org/x">external, not checked</a>')
+    (tmp_path / "a.html").write_text(
+        '<h1 id="top">A</h1><a href="b.html#sec">ok</a>'
+        '<a href="b.html#nope">bad anchor</a><a href="c.html">bad</a>'
+        '<a href="https://example.org/x">external, not checked</a>'
+    )
     (tmp_path / "b.html").write_text('<section id="sec"><a href="a.html#top">back</a></section>')
     problems = check_links(tmp_path, ["a.html", "b.html"])
     assert problems == {"a.html": ["broken anchor: b.html#nope", "broken link: <a> c.html"]}
 
 
 def test_myst_to_markdown_resolves_directives_and_roles():
-    src = ("(sec-x)=\n## Statement\n\n````{prf:theorem} Fact 1\n:label: thm-x\n\nHolds {cite}`a2026,b2025`, "
-           "see {eq}`eq-1` and {prf:ref}`Theorem 1 <thm-x>`.\n```{math}\n:label: eq-1\nx = 1\n```\n````\n\n"
-           "````{solution} ex-1\n:class: dropdown\n\n```python\nsecret()\n```\n````\n"
-           ":::{admonition} Discussion\n:class: tip\n\n- why?\n:::\n")
+    src = (
+        "(sec-x)=\n## Statement\n\n````{prf:theorem} Fact 1\n:label: thm-x\n\nHolds {cite}`a2026,b2025`, "
+        "see {eq}`eq-1` and {prf:ref}`Theorem 1 <thm-x>`.\n```{math}\n:label: eq-1\nx = 1\n```\n````\n\n"
+        "````{solution} ex-1\n:class: dropdown\n\n```python\nsecret()\n```\n````\n"
+        ":::{admonition} Discussion\n:class: tip\n\n- why?\n:::\n"
+    )
     md = slides.myst_to_markdown(src)
     assert "> **Theorem (Fact 1).**" in md
     assert "Holds [a2026, b2025], see (eq-1) and Theorem 1." in md
@@ -38,10 +42,15 @@ def test_myst_to_markdown_resolves_directives_and_roles():
 
 def test_slides_drop_hidden_cells_and_start_a_slide_per_section():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\nintro\n## Statement\n\ntext"),
-                nbformat.v4.new_code_cell("setup()", metadata={"tags": ["remove-cell"]}),
-                nbformat.v4.new_code_cell("plot()", metadata={"tags": ["hide-input"]},
-                                          outputs=[nbformat.v4.new_output("display_data", {"image/png": "iVBOR"})])]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title\n\nintro\n## Statement\n\ntext"),
+        nbformat.v4.new_code_cell("setup()", metadata={"tags": ["remove-cell"]}),
+        nbformat.v4.new_code_cell(
+            "plot()",
+            metadata={"tags": ["hide-input"]},
+            outputs=[nbformat.v4.new_output("display_data", {"image/png": "iVBOR"})],
+        ),
+    ]
     out = slides.to_slides(nb)
     kinds = [c.metadata["slideshow"]["slide_type"] for c in out.cells]
     assert kinds == ["slide", "slide", "subslide"]
@@ -72,7 +81,9 @@ def test_figures_get_alt_text_and_downloads_in_ipython():
 
 
 def test_seminar_fits_ninety_minutes_and_uses_measured_times():
-    rows = bookkit.seminar_rows({"book/sign_magnitude/bussgang": {"seconds": 12.5, "source": "test"}})
+    rows = bookkit.seminar_rows(
+        {"book/sign_magnitude/bussgang": {"seconds": 12.5, "source": "test"}}
+    )
     assert sum(r["minutes"] for r in rows) <= 90
     assert {r["doc"]: r["run_seconds"] for r in rows}["book/sign_magnitude/bussgang"] == 12.5
     assert all(r["run_seconds"] is None for r in rows if r["doc"] != "book/sign_magnitude/bussgang")
@@ -84,8 +95,15 @@ def test_full_scale_results_reads_only_full_scale_records(tmp_path):
     (tmp_path / "_toc.yml").write_text("root: x\n")
     res = tmp_path / "results" / "dead_directions"
     res.mkdir(parents=True)
-    recs = [{"model": "a", "settings": {"scale": "full"}, "device": "cuda:0", "command": "companion run ..."},
-            {"model": "b", "settings": {"scale": "cpu"}, "device": "cpu"}]
+    recs = [
+        {
+            "model": "a",
+            "settings": {"scale": "full"},
+            "device": "cuda:0",
+            "command": "companion run ...",
+        },
+        {"model": "b", "settings": {"scale": "cpu"}, "device": "cpu"},
+    ]
     (res / "runs.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n")
     found = bookkit.full_scale_results(tmp_path)
     assert [r["model"] for r in found] == ["a"]
@@ -106,8 +124,11 @@ def test_launch_links_must_open_an_existing_notebook(tmp_path):
     base = "https://colab.research.google.com/github/org/repo/blob/main/"
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "ok.ipynb").write_text("{}")
-    (tmp_path / "p.html").write_text(f'<a href="{base}book/ok.ipynb">a</a><a href="{base}book/x.md">b</a>'
-                                     f'<a href="{base}book/gone.ipynb">c</a>')
+    (tmp_path / "p.html").write_text(
+        f'<a href="{base}book/ok.ipynb">a</a><a href="{base}book/x.md">b</a>'
+        f'<a href="{base}book/gone.ipynb">c</a>'
+    )
     assert check_launch_links(tmp_path, "p.html", tmp_path) == [
         f"Colab link does not open a notebook: {base}book/x.md",
-        "Colab link to a notebook missing from the repository: book/gone.ipynb"]
+        "Colab link to a notebook missing from the repository: book/gone.ipynb",
+    ]

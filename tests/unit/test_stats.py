@@ -36,7 +36,9 @@ def test_ratio_estimate_standard_error_is_calibrated():
 def test_bad_inputs():
     with pytest.raises(ValueError, match=re.escape("`samples` must hold at least 2 draws; got 1")):
         mean_estimate([1.0])
-    with pytest.raises(ValueError, match=re.escape("`num` and `den` must have the same length; got 2 and 3")):
+    with pytest.raises(
+        ValueError, match=re.escape("`num` and `den` must have the same length; got 2 and 3")
+    ):
         ratio_estimate([1, 2], [1, 2, 3])
 
 

@@ -21,7 +21,7 @@ def test_exact_kernel_tends_to_limit_and_expansions():
     assert tr.transverse_ratio_exact(1e-10) == pytest.approx(tr.transverse_ratio_limit(), abs=1e-3)
     for p in (1e-4, 1e-3):
         b = tr.branch_moments(p)
-        assert b.R_sign == pytest.approx(p - 4 * p ** 1.5 / (3 * np.pi), rel=2e-3)
+        assert b.R_sign == pytest.approx(p - 4 * p**1.5 / (3 * np.pi), rel=2e-3)
         assert b.R_mag == pytest.approx(2 / np.pi, abs=0.01)
 
 
@@ -75,23 +75,39 @@ def test_single_p_matches_grid_seeding():
     assert a.value == b.value
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: tr.transverse_ratio_exact(1.5), "`p` must be in (0, 1]; got 1.5"),
-    (lambda: tr.transverse_ratio_paper(-0.1), "`p` must be in [0, 1]; got -0.1"),
-    (lambda: tr.transverse_ratio_paper(0.1, variant="x"), "`variant` must be one of 'code', 'figure'; got 'x'"),
-    (lambda: tr.simulate_transverse_ratio(1.2, 64), "`p` must be in (0, 1]; got 1.2"),
-    (lambda: tr.simulate_transverse_ratio(0.1, 1), "`n` must be an integer >= 2; got 1"),
-    (lambda: tr.simulate_transverse_ratio(0.1, 8, seeds=1), "`seeds` must be an integer >= 2; got 1"),
-    (lambda: tr.simulate_transverse_ratio_grid([0.1, np.nan], 8), "`p` must contain only finite values; got 1 non-finite entries"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: tr.transverse_ratio_exact(1.5), "`p` must be in (0, 1]; got 1.5"),
+        (lambda: tr.transverse_ratio_paper(-0.1), "`p` must be in [0, 1]; got -0.1"),
+        (
+            lambda: tr.transverse_ratio_paper(0.1, variant="x"),
+            "`variant` must be one of 'code', 'figure'; got 'x'",
+        ),
+        (lambda: tr.simulate_transverse_ratio(1.2, 64), "`p` must be in (0, 1]; got 1.2"),
+        (lambda: tr.simulate_transverse_ratio(0.1, 1), "`n` must be an integer >= 2; got 1"),
+        (
+            lambda: tr.simulate_transverse_ratio(0.1, 8, seeds=1),
+            "`seeds` must be an integer >= 2; got 1",
+        ),
+        (
+            lambda: tr.simulate_transverse_ratio_grid([0.1, np.nan], 8),
+            "`p` must contain only finite values; got 1 non-finite entries",
+        ),
+    ],
+)
 def test_bad_inputs(call, msg):
     with pytest.raises(ValueError, match=re.escape(msg)):
         call()
 
 
 def test_gram_path_equals_direct_path():
-    a = tr.simulate_transverse_ratio_grid([0.02, 0.1], 48, samples=80, seeds=2, post_norm=True, rng=4)
-    b = tr.simulate_transverse_ratio_grid([0.02, 0.1], 48, samples=80, seeds=2, post_norm=False, rng=4)
+    a = tr.simulate_transverse_ratio_grid(
+        [0.02, 0.1], 48, samples=80, seeds=2, post_norm=True, rng=4
+    )
+    b = tr.simulate_transverse_ratio_grid(
+        [0.02, 0.1], 48, samples=80, seeds=2, post_norm=False, rng=4
+    )
     for x, y in zip(a, b):
         assert x.value == pytest.approx(y.value, rel=1e-5)
         assert x.R_mag.value == pytest.approx(y.R_mag.value, rel=1e-5)

@@ -6,22 +6,48 @@ import pytest
 from companion import _validate as v
 
 
-@pytest.mark.parametrize("call, exc, msg", [
-    (lambda: v.check_probability(1.5), ValueError, "`p` must be in [0, 1]; got 1.5"),
-    (lambda: v.check_probability(float("nan")), ValueError, "`p` must be finite; got nan"),
-    (lambda: v.check_probability("0.5"), TypeError, "`p` must be a real number; got str"),
-    (lambda: v.check_real(0.0, "eps", low=0, low_open=True), ValueError, "`eps` must be > 0; got 0"),
-    (lambda: v.check_int(1, "n", low=2), ValueError, "`n` must be an integer >= 2; got 1"),
-    (lambda: v.check_int(2.0, "n", low=2), TypeError, "`n` must be an integer; got float"),
-    (lambda: v.check_int(True, "n"), TypeError, "`n` must be an integer; got bool"),
-    (lambda: v.check_int(9, "k", low=0, high=5), ValueError, "`k` must be an integer in [0, 5]; got 9"),
-    (lambda: v.check_choice("x", "dist", ["a", "b"]), ValueError, "`dist` must be one of 'a', 'b'; got 'x'"),
-    (lambda: v.check_matrix(np.ones(3), "W"), ValueError, "`W` must be a 2-D array; got shape (3,)"),
-    (lambda: v.check_matrix([[1.0, np.inf]], "W"), ValueError,
-     "`W` must contain only finite values; got 1 non-finite entries"),
-    (lambda: v.as_generator("seed"), TypeError, "`rng` must be None, an int seed or a numpy Generator; got str"),
-    (lambda: v.as_generator(-1), ValueError, "`rng` must be a non-negative seed; got -1"),
-])
+@pytest.mark.parametrize(
+    "call, exc, msg",
+    [
+        (lambda: v.check_probability(1.5), ValueError, "`p` must be in [0, 1]; got 1.5"),
+        (lambda: v.check_probability(float("nan")), ValueError, "`p` must be finite; got nan"),
+        (lambda: v.check_probability("0.5"), TypeError, "`p` must be a real number; got str"),
+        (
+            lambda: v.check_real(0.0, "eps", low=0, low_open=True),
+            ValueError,
+            "`eps` must be > 0; got 0",
+        ),
+        (lambda: v.check_int(1, "n", low=2), ValueError, "`n` must be an integer >= 2; got 1"),
+        (lambda: v.check_int(2.0, "n", low=2), TypeError, "`n` must be an integer; got float"),
+        (lambda: v.check_int(True, "n"), TypeError, "`n` must be an integer; got bool"),
+        (
+            lambda: v.check_int(9, "k", low=0, high=5),
+            ValueError,
+            "`k` must be an integer in [0, 5]; got 9",
+        ),
+        (
+            lambda: v.check_choice("x", "dist", ["a", "b"]),
+            ValueError,
+            "`dist` must be one of 'a', 'b'; got 'x'",
+        ),
+        (
+            lambda: v.check_matrix(np.ones(3), "W"),
+            ValueError,
+            "`W` must be a 2-D array; got shape (3,)",
+        ),
+        (
+            lambda: v.check_matrix([[1.0, np.inf]], "W"),
+            ValueError,
+            "`W` must contain only finite values; got 1 non-finite entries",
+        ),
+        (
+            lambda: v.as_generator("seed"),
+            TypeError,
+            "`rng` must be None, an int seed or a numpy Generator; got str",
+        ),
+        (lambda: v.as_generator(-1), ValueError, "`rng` must be a non-negative seed; got -1"),
+    ],
+)
 def test_messages_are_pinned(call, exc, msg):
     with pytest.raises(exc, match=re.escape(msg)):
         call()
@@ -36,5 +62,6 @@ def test_as_generator_passes_generators_through_and_seeds_ints():
 def test_library_never_seeds_numpy_globally():
     state = np.random.get_state()[1].copy()
     from companion.theory.bussgang import simulate_bussgang_cos2
+
     simulate_bussgang_cos2(16, samples=10, rng=1)
     assert np.array_equal(np.random.get_state()[1], state)

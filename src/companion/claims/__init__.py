@@ -17,12 +17,23 @@ from __future__ import annotations
 import importlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 __all__ = [
-    "Claim", "ClaimResult", "Measurement", "NotRun", "PROVENANCE", "STATUSES",
-    "all_claims", "claims_box", "get", "ledger_table", "register", "run", "run_many",
+    "Claim",
+    "ClaimResult",
+    "Measurement",
+    "NotRun",
+    "PROVENANCE",
+    "STATUSES",
+    "all_claims",
+    "claims_box",
+    "get",
+    "ledger_table",
+    "register",
+    "run",
+    "run_many",
 ]
 
 #: Where a claim comes from (the specs' tags, in words a reader understands).
@@ -35,7 +46,7 @@ PROVENANCE = {
     "reconstruction": "our own re-derivation (not the paper's text)",
 }
 STATUSES = ("reproduced", "deviates", "not-run")
-_REGISTRY: dict[str, "Claim"] = {}
+_REGISTRY: dict[str, Claim] = {}
 
 
 class NotRun(Exception):
@@ -55,7 +66,7 @@ class Measurement:
     stderr: float | None = None
     detail: str = ""
     reason: str = ""
-    source: str = "computed now"        # or the results file + command that produced it
+    source: str = "computed now"  # or the results file + command that produced it
 
 
 @dataclass(frozen=True)
@@ -147,8 +158,11 @@ def all_claims(paper: str | None = None, *, include_heavy: bool = True) -> list[
     _load()
     if paper is not None and paper not in ("dong", "shirodkar"):
         raise ValueError(f"`paper` must be one of 'dong', 'shirodkar'; got {paper!r}")
-    return [c for c in _REGISTRY.values()
-            if (paper is None or c.paper == paper) and (include_heavy or not c.heavy)]
+    return [
+        c
+        for c in _REGISTRY.values()
+        if (paper is None or c.paper == paper) and (include_heavy or not c.heavy)
+    ]
 
 
 def get(claim_id: str) -> Claim:
@@ -168,18 +182,44 @@ def run(claim: Claim | str, *, scale: str = "cpu", full: bool = False) -> ClaimR
     try:
         m = c.measure(scale=scale, full=full)
     except NotRun as why:
-        return ClaimResult(c.id, c.paper, c.statement, c.paper_value, None, None, "not-run",
-                           time.perf_counter() - t0, reason=str(why), provenance=c.provenance,
-                           chapter=c.chapter)
+        return ClaimResult(
+            c.id,
+            c.paper,
+            c.statement,
+            c.paper_value,
+            None,
+            None,
+            "not-run",
+            time.perf_counter() - t0,
+            reason=str(why),
+            provenance=c.provenance,
+            chapter=c.chapter,
+        )
     status = "reproduced" if m.agrees else "deviates"
     if status == "deviates" and not m.reason:
-        raise ValueError(f"`reason` must be given when claim {c.id!r} deviates; got an empty string")
-    return ClaimResult(c.id, c.paper, c.statement, c.paper_value, m.value, m.stderr, status,
-                       time.perf_counter() - t0, m.detail, m.reason, m.source, c.provenance, c.chapter)
+        raise ValueError(
+            f"`reason` must be given when claim {c.id!r} deviates; got an empty string"
+        )
+    return ClaimResult(
+        c.id,
+        c.paper,
+        c.statement,
+        c.paper_value,
+        m.value,
+        m.stderr,
+        status,
+        time.perf_counter() - t0,
+        m.detail,
+        m.reason,
+        m.source,
+        c.provenance,
+        c.chapter,
+    )
 
 
-def run_many(paper: str | None = None, *, full: bool = False, scale: str = "cpu",
-             ids=None) -> list[ClaimResult]:
+def run_many(
+    paper: str | None = None, *, full: bool = False, scale: str = "cpu", ids=None
+) -> list[ClaimResult]:
     """Run every claim (of one paper, or the listed ids)."""
     claims = [get(i) for i in ids] if ids else all_claims(paper)
     return [run(c, scale=scale, full=full) for c in claims]
@@ -216,8 +256,10 @@ def _html_table(results: list[ClaimResult], *, show_chapter: bool) -> str:
             f"<td>{html.escape(note)}<br><small>{html.escape(r.source)}; {r.runtime_s:.2f} s</small></td>"
             f"{chap}</tr>"
         )
-    head = ("<tr><th>claim</th><th>statement</th><th>paper</th><th>ours</th><th>status</th>"
-            "<th>provenance</th><th>notes</th>" + ("<th>chapter</th>" if show_chapter else "") + "</tr>")
+    head = (
+        "<tr><th>claim</th><th>statement</th><th>paper</th><th>ours</th><th>status</th>"
+        "<th>provenance</th><th>notes</th>" + ("<th>chapter</th>" if show_chapter else "") + "</tr>"
+    )
     return f'<table class="claims-table">{head}{"".join(rows)}</table>'
 
 

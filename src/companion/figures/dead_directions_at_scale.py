@@ -11,11 +11,20 @@ import numpy as np
 
 from companion.plotting import COLORS
 
-__all__ = ["RESULTS", "load", "draw", "draw_null", "draw_random_table", "trained_models",
-           "confusion"]
+__all__ = [
+    "RESULTS",
+    "load",
+    "draw",
+    "draw_null",
+    "draw_random_table",
+    "trained_models",
+    "confusion",
+]
 
 #: The committed CPU-scale results (relative to the repository root).
-RESULTS = Path(__file__).resolve().parents[3] / "results" / "dead_directions" / "dead_directions.jsonl"
+RESULTS = (
+    Path(__file__).resolve().parents[3] / "results" / "dead_directions" / "dead_directions.jsonl"
+)
 
 
 @lru_cache(maxsize=4)
@@ -39,8 +48,11 @@ def trained_models(path=None) -> list[str]:
 
 
 def _pick(recs, model, init, layers=None):
-    out = [r for r in recs if r["model"] == model and r["init"] == init
-           and (layers is None or r["layers"] == layers)]
+    out = [
+        r
+        for r in recs
+        if r["model"] == model and r["init"] == init and (layers is None or r["layers"] == layers)
+    ]
     return out[-1] if out else None
 
 
@@ -56,11 +68,21 @@ def draw(fig, model: str = "smollm2-135m", path=None):
             continue
         w = np.asarray(rec["spectrum"])
         rel = np.clip(w / w[-1], 1e-40, None)[:24]
-        ax1.semilogy(np.arange(1, rel.size + 1), rel, "o-", ms=3, color=col, label=f"{lab}: λ_i/λ_max")
-        ax1.axhline(max(rec["rayleigh"], 1e-40), color=col, ls="--", lw=1,
-                    label=f"{lab}: v*ᵀCv*/λ_max = {rec['rayleigh']:.1e}")
-    ax1.set(xlabel="eigenvalue index (ascending)", ylabel="λ / λ_max",
-            title=f"{model}: bottom of the spectrum ({(tr or ri or {}).get('dtype', '')} forward)")
+        ax1.semilogy(
+            np.arange(1, rel.size + 1), rel, "o-", ms=3, color=col, label=f"{lab}: λ_i/λ_max"
+        )
+        ax1.axhline(
+            max(rec["rayleigh"], 1e-40),
+            color=col,
+            ls="--",
+            lw=1,
+            label=f"{lab}: v*ᵀCv*/λ_max = {rec['rayleigh']:.1e}",
+        )
+    ax1.set(
+        xlabel="eigenvalue index (ascending)",
+        ylabel="λ / λ_max",
+        title=f"{model}: bottom of the spectrum ({(tr or ri or {}).get('dtype', '')} forward)",
+    )
     ax1.legend(fontsize=7)
     for rec, col, lab in ((ri, COLORS["grey"], "random init"), (tr, COLORS["sim"], "trained")):
         if rec is None or not rec["sigma_ratio"]:
@@ -69,9 +91,12 @@ def draw(fig, model: str = "smollm2-135m", path=None):
         ax2.plot(rec["sigma_ratio"], ":", color=col, lw=1, label=f"{lab}, with pos. 0")
     ax2.axhline(1.0, color=COLORS["theory"], lw=1.5, label="ratio 1 (T4 floor)")
     degenerate = (tr or ri or {}).get("profile_degenerate", False)
-    ax2.set(yscale="log", xlabel="block ℓ (0 = embeddings; last = pre-final-norm)",
-            ylabel="σ_min(X_ℓ) / σ_min(X_0)",
-            title="pre-norm residual stream" + (" (post-LN: degenerate)" if degenerate else ""))
+    ax2.set(
+        yscale="log",
+        xlabel="block ℓ (0 = embeddings; last = pre-final-norm)",
+        ylabel="σ_min(X_ℓ) / σ_min(X_0)",
+        title="pre-norm residual stream" + (" (post-LN: degenerate)" if degenerate else ""),
+    )
     ax2.legend(fontsize=7)
 
 
@@ -102,8 +127,10 @@ def draw_random_table(fig, path=None):
     names = list(recs)
     ax = fig.subplots(1, 1)
     ray = [max(recs[n]["rayleigh"], 1e-30) for n in names]
-    cols = [COLORS["theory"] if recs[n]["norm_registry"] == "layernorm" else COLORS["sim"]
-            for n in names]
+    cols = [
+        COLORS["theory"] if recs[n]["norm_registry"] == "layernorm" else COLORS["sim"]
+        for n in names
+    ]
     ax.bar(range(len(names)), ray, color=cols)
     ax.set(yscale="log", ylabel="v*ᵀCv* / λ_max", title="random init, float32 forward")
     ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)

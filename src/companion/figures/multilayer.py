@@ -22,15 +22,27 @@ FLIP_RATES = (0.005, 0.01, 0.02, 0.05, 0.1)
 @lru_cache(maxsize=64)
 def chain(variant: str, activation: str, p: float, m: int, samples: int, seeds: int, seed: int):
     """One cached 6-layer simulation: the depth slider only truncates it, so moving it is cheap."""
-    return ml.simulate_chain(variant, activation, p, m, MAX_DEPTH, samples=samples, seeds=seeds, rng=seed)
+    return ml.simulate_chain(
+        variant, activation, p, m, MAX_DEPTH, samples=samples, seeds=seeds, rng=seed
+    )
 
 
 def _series(ax, L, ests, **kw):
-    ax.errorbar(L, [e.value for e in ests], yerr=[2 * e.stderr for e in ests], capsize=3, ms=5, **kw)
+    ax.errorbar(
+        L, [e.value for e in ests], yerr=[2 * e.stderr for e in ests], capsize=3, ms=5, **kw
+    )
 
 
-def draw(fig, depth: int = 6, p: float = 0.01, activation: str = "relu", m: int = 128, samples: int = 300,
-         seeds: int = 4, seed: int = 0):
+def draw(
+    fig,
+    depth: int = 6,
+    p: float = 0.01,
+    activation: str = "relu",
+    m: int = 128,
+    samples: int = 300,
+    seeds: int = 4,
+    seed: int = 0,
+):
     """Left: C_L (log scale) for L <= depth, ours +- 2 SE, the author's, and the conjecture.
     Right: the free-intercept slope beta (jackknife +- 2 SE) against the conjecture's (0, 1]."""
     ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.6, 1])
@@ -38,38 +50,94 @@ def draw(fig, depth: int = 6, p: float = 0.01, activation: str = "relu", m: int 
     v3 = chain("V3", activation, p, m, samples, seeds, seed).upto(depth)
     L = np.arange(1, depth + 1)
     grid = np.linspace(0.8, MAX_DEPTH + 0.2, 50)
-    ax1.plot(grid, ml.compounding_prediction(grid), color=COLORS["grey"], ls="--", lw=1.5,
-             label=r"conjecture $(\pi/(\pi-2))^{L}$")
-    _series(ax1, L, v2.ratio, fmt="o-", color=COLORS["sim"], label="V2, normalised (author's reading)")
-    _series(ax1, L, v2.ratios("prenorm"), fmt="s:", color=COLORS["alt"], label="V2, first order (pre-norm)")
+    ax1.plot(
+        grid,
+        ml.compounding_prediction(grid),
+        color=COLORS["grey"],
+        ls="--",
+        lw=1.5,
+        label=r"conjecture $(\pi/(\pi-2))^{L}$",
+    )
+    _series(
+        ax1, L, v2.ratio, fmt="o-", color=COLORS["sim"], label="V2, normalised (author's reading)"
+    )
+    _series(
+        ax1,
+        L,
+        v2.ratios("prenorm"),
+        fmt="s:",
+        color=COLORS["alt"],
+        label="V2, first order (pre-norm)",
+    )
     _series(ax1, L, v3.ratio, fmt="^-", color=COLORS["theory"], label="V3, pre-norm residual")
     for variant, mk in (("V2", "o"), ("V3", "^")):
         ref = ml.author_table3(variant, activation, 512, p)
         if ref is not None:
-            ax1.plot(L, ref[:depth], mk, mfc="none", mec=COLORS["paper"], ms=9, mew=1.5,
-                     label="author's JSON, m = 512" if variant == "V2" else None)
+            ax1.plot(
+                L,
+                ref[:depth],
+                mk,
+                mfc="none",
+                mec=COLORS["paper"],
+                ms=9,
+                mew=1.5,
+                label="author's JSON, m = 512" if variant == "V2" else None,
+            )
     for variant, readout in (("V2", "normalised"), ("V2", "prenorm"), ("V3", "prenorm")):
-        ax1.plot([1], [ml.first_layer_ratio(variant, activation, p, readout=readout)], "k*", ms=8,
-                 label="closed form, L = 1 (m = ∞)" if readout == "normalised" else None)
-    ax1.set(yscale="log", xlim=(0.6, MAX_DEPTH + 0.4), ylim=(0.9, 500), xlabel="depth L",
-            ylabel=r"$C_L = \sum T_\mathrm{sign} / \sum T_\mathrm{mag}$",
-            title=f"{activation}, p = {p:g}, m = {m}, {seeds} seeds × {samples}")
+        ax1.plot(
+            [1],
+            [ml.first_layer_ratio(variant, activation, p, readout=readout)],
+            "k*",
+            ms=8,
+            label="closed form, L = 1 (m = ∞)" if readout == "normalised" else None,
+        )
+    ax1.set(
+        yscale="log",
+        xlim=(0.6, MAX_DEPTH + 0.4),
+        ylim=(0.9, 500),
+        xlabel="depth L",
+        ylabel=r"$C_L = \sum T_\mathrm{sign} / \sum T_\mathrm{mag}$",
+        title=f"{activation}, p = {p:g}, m = {m}, {seeds} seeds × {samples}",
+    )
     ax1.legend(fontsize=7, loc="upper left")
     ax1.grid(alpha=0.3)
-    ax1.yaxis.set_minor_locator(NullLocator())             # unlabelled minor ticks cost most of a redraw
+    ax1.yaxis.set_minor_locator(NullLocator())  # unlabelled minor ticks cost most of a redraw
     if depth < 2:
-        ax2.text(0.5, 0.5, "a slope needs\nat least 2 depths", ha="center", va="center", transform=ax2.transAxes)
+        ax2.text(
+            0.5,
+            0.5,
+            "a slope needs\nat least 2 depths",
+            ha="center",
+            va="center",
+            transform=ax2.transAxes,
+        )
         ax2.set_axis_off()
         return
-    fits = [("V2 norm.", ml.fit_compounding(v2), COLORS["sim"]),
-            ("V2 first", ml.fit_compounding(v2, readout="prenorm"), COLORS["alt"]),
-            ("V3", ml.fit_compounding(v3), COLORS["theory"])]
+    fits = [
+        ("V2 norm.", ml.fit_compounding(v2), COLORS["sim"]),
+        ("V2 first", ml.fit_compounding(v2, readout="prenorm"), COLORS["alt"]),
+        ("V3", ml.fit_compounding(v3), COLORS["theory"]),
+    ]
     ax2.axhspan(0, 1, color=COLORS["grey"], alpha=0.12, label=r"conjecture: $\beta \in (0, 1]$")
     ax2.axhline(0, color="k", lw=0.8)
     for i, (name, fit, col) in enumerate(fits):
-        ax2.errorbar([i], [fit.beta_free], yerr=[2 * fit.beta_free_se], fmt="o", color=col, capsize=4,
-                     label="free-intercept β" if i == 0 else None)
-        ax2.plot([i], [fit.beta_origin], "x", color=col, ms=8, label="through-origin β" if i == 0 else None)
+        ax2.errorbar(
+            [i],
+            [fit.beta_free],
+            yerr=[2 * fit.beta_free_se],
+            fmt="o",
+            color=col,
+            capsize=4,
+            label="free-intercept β" if i == 0 else None,
+        )
+        ax2.plot(
+            [i],
+            [fit.beta_origin],
+            "x",
+            color=col,
+            ms=8,
+            label="through-origin β" if i == 0 else None,
+        )
     ax2.set_xticks(range(3), [f[0] for f in fits], fontsize=8)
     ax2.set(ylim=(-0.4, 1.1), ylabel=r"fitted $\beta$", title=f"fits over L = 1…{depth}")
     ax2.legend(fontsize=7, loc="upper right")

@@ -22,13 +22,18 @@ def draw(fig, angle: float = 60.0, size: float = 0.2, seed: int = 0):
     uh = u / np.linalg.norm(u)
     th = np.deg2rad(angle)
     rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
-    delta = size * np.linalg.norm(u) * (rot @ uh)                       # (2,)
+    delta = size * np.linalg.norm(u) * (rot @ uh)  # (2,)
     rad, trans = radial_transverse_split(delta, u)
     y, y2 = rmsnorm(u), rmsnorm(u + delta)
     ax1, ax2 = fig.subplots(1, 2)
     circ = np.linspace(0, 2 * np.pi, 200)
-    ax1.plot(np.sqrt(2) * np.cos(circ), np.sqrt(2) * np.sin(circ), color=COLORS["grey"], lw=1,
-             label="RMSNorm outputs (rms = 1)")
+    ax1.plot(
+        np.sqrt(2) * np.cos(circ),
+        np.sqrt(2) * np.sin(circ),
+        color=COLORS["grey"],
+        lw=1,
+        label="RMSNorm outputs (rms = 1)",
+    )
     arrow = dict(angles="xy", scale_units="xy", scale=1, width=0.012)
     ax1.quiver(0, 0, *u, color="k", label="u", **arrow)
     ax1.quiver(*u, *delta, color=COLORS["sim"], label="Δ", **arrow)
@@ -38,8 +43,12 @@ def draw(fig, angle: float = 60.0, size: float = 0.2, seed: int = 0):
     ax1.plot(*y2, "o", color=COLORS["sim"], ms=4)
     ax1.plot([y[0], y2[0]], [y[1], y2[1]], color=COLORS["sim"], lw=2)
     lim = 2.6
-    ax1.set(xlim=(-0.6, lim), ylim=(-0.6, lim), aspect="equal",
-            title=f"Δ at {angle:.0f}° to u, ‖Δ‖ = {size:.2f}‖u‖")
+    ax1.set(
+        xlim=(-0.6, lim),
+        ylim=(-0.6, lim),
+        aspect="equal",
+        title=f"Δ at {angle:.0f}° to u, ‖Δ‖ = {size:.2f}‖u‖",
+    )
     ax1.legend(fontsize=7, loc="upper left")
     angs = np.linspace(0, 180, 91)
     exact, first = [], []
@@ -51,9 +60,19 @@ def draw(fig, angle: float = 60.0, size: float = 0.2, seed: int = 0):
         exact.append(float(ex @ ex))
         first.append(first_order_output_energy(u, dl))
     ax2.plot(angs, first, color=COLORS["theory"], lw=2, label="first order (d/‖u‖²)·T(Δ; u)")
-    ax2.plot(angs, exact, color=COLORS["sim"], ls="--", lw=1.5, label="exact ‖RMSNorm(u+Δ) − RMSNorm(u)‖²")
+    ax2.plot(
+        angs,
+        exact,
+        color=COLORS["sim"],
+        ls="--",
+        lw=1.5,
+        label="exact ‖RMSNorm(u+Δ) − RMSNorm(u)‖²",
+    )
     ax2.axvline(angle, color=COLORS["grey"], ls=":")
-    ax2.set(xlabel="angle between Δ and u (degrees)", ylabel="output energy",
-            title="only the transverse part gets through")
+    ax2.set(
+        xlabel="angle between Δ and u (degrees)",
+        ylabel="output energy",
+        title="only the transverse part gets through",
+    )
     ax2.legend(fontsize=7)
     ax2.grid(alpha=0.3)

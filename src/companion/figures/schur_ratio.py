@@ -24,27 +24,47 @@ def draw(fig, ratio: float = 4.0, d: int = 32, trials: int = 20, seed: int = 0):
     N = max(d + 2, int(round(ratio * d)))
     Rs = []
     for _ in range(trials):
-        X = g.standard_normal((N, d))                                      # (N, d)
+        X = g.standard_normal((N, d))  # (N, d)
         X -= X.mean(axis=0)
         Rs.append(schur_ratios_coordinates(X.T @ X))
     Rs = np.concatenate(Rs)
     n = N - 1
     ax1.hist(Rs, bins=30, density=True, color=COLORS["sim"], alpha=0.7, label="R(e_i), simulated")
     x = np.linspace(1e-3, 1 - 1e-3, 300)
-    ax1.plot(x, st.beta.pdf(x, (n - d + 1) / 2, (d - 1) / 2), color=COLORS["theory"], lw=2,
-             label="Beta((N−d)/2, (d−1)/2)")
+    ax1.plot(
+        x,
+        st.beta.pdf(x, (n - d + 1) / 2, (d - 1) / 2),
+        color=COLORS["theory"],
+        lw=2,
+        label="Beta((N−d)/2, (d−1)/2)",
+    )
     ax1.axvline(1 - d / N, color=COLORS["alt"], ls="--", label=f"1 − d/N = {1 - d / N:.3f}")
     ax1.set(xlim=(0, 1), xlabel="R(h)", ylabel="density", title=f"d = {d}, N = {N}  (Δγ ≈ d/N)")
     ax1.legend(fontsize=7)
     ests = [simulate_schur_ratio(d, max(d + 2, int(round(r * d))), trials=8, rng=g) for r in RATIOS]
     grid = np.geomspace(RATIOS[0], RATIOS[-1], 100)
-    ax2.plot(grid, [mp_baseline(d, int(round(r * d))) for r in grid], color=COLORS["theory"], lw=2,
-             label="exact (N−d)/(N−1)")
+    ax2.plot(
+        grid,
+        [mp_baseline(d, int(round(r * d))) for r in grid],
+        color=COLORS["theory"],
+        lw=2,
+        label="exact (N−d)/(N−1)",
+    )
     ax2.plot(grid, 1 - 1 / grid, color=COLORS["alt"], ls="--", label="MP baseline 1 − d/N")
-    ax2.errorbar(RATIOS, [e.value for e in ests], yerr=[2 * e.stderr for e in ests], fmt="o", ms=4,
-                 color=COLORS["sim"], capsize=3, label="simulation ± 2 SE")
+    ax2.errorbar(
+        RATIOS,
+        [e.value for e in ests],
+        yerr=[2 * e.stderr for e in ests],
+        fmt="o",
+        ms=4,
+        color=COLORS["sim"],
+        capsize=3,
+        label="simulation ± 2 SE",
+    )
     ax2.axvline(ratio, color=COLORS["grey"], ls=":", lw=1)
-    ax2.set(xscale="log", xlabel="N / d", ylabel="E R(h)", title="isotropic null of the Schur ratio")
+    ax2.set(
+        xscale="log", xlabel="N / d", ylabel="E R(h)", title="isotropic null of the Schur ratio"
+    )
     ax2.set_xticks(RATIOS, [f"{r:g}" for r in RATIOS])
     ax2.minorticks_off()
     ax2.legend(fontsize=7)

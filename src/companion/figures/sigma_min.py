@@ -34,26 +34,55 @@ def draw(fig, depth: int = 12, cancel: float = 0.0, d: int = 32, n: int = 256, s
     floor = 1e-17
     ax1.plot(ell, p0.ratio, "o-", color=COLORS["theory"], label="non-cancelling (sym B ⪰ 0)")
     if cancel > 0:
-        ax1.plot(ell, np.maximum(p.ratio, floor), "s-", color=COLORS["sim"],
-                 label=f"cancelling, strength {cancel:g}")
-        ax1.plot(ell, np.maximum(cancellation_bound(toy, cancel), floor), "--", color=COLORS["alt"],
-                 label=r"ceiling $|1-c|^\ell\,\|X_0u\|/\sigma_{\min}(X_0)$")
+        ax1.plot(
+            ell,
+            np.maximum(p.ratio, floor),
+            "s-",
+            color=COLORS["sim"],
+            label=f"cancelling, strength {cancel:g}",
+        )
+        ax1.plot(
+            ell,
+            np.maximum(cancellation_bound(toy, cancel), floor),
+            "--",
+            color=COLORS["alt"],
+            label=r"ceiling $|1-c|^\ell\,\|X_0u\|/\sigma_{\min}(X_0)$",
+        )
     ax1.axhline(1.0, color=COLORS["grey"], ls=":", lw=1)
-    ax1.set(yscale="log", ylim=(floor / 10, max(10.0, 2 * p0.ratio.max())), xlabel="block ℓ",
-            ylabel=r"$\sigma_{\min}(X_\ell)/\sigma_{\min}(X_0)$",
-            title=f"min λ(sym B) = {toy.branch_pairing.min():+.2f}")
+    ax1.set(
+        yscale="log",
+        ylim=(floor / 10, max(10.0, 2 * p0.ratio.max())),
+        xlabel="block ℓ",
+        ylabel=r"$\sigma_{\min}(X_\ell)/\sigma_{\min}(X_0)$",
+        title=f"min λ(sym B) = {toy.branch_pairing.min():+.2f}",
+    )
     ax1.legend(fontsize=7)
     ax1.grid(alpha=0.3)
     g = np.random.default_rng(seed + 7)
     gamma, beta = sample_gamma(d, 0.5, rng=g), g.standard_normal(d)
-    post = [layernorm(X, gamma, beta) for X in toy.states]                  # post-LN nodes
+    post = [layernorm(X, gamma, beta) for X in toy.states]  # post-LN nodes
     pre_c = sigma_min_profile(toy.states, centred=True)
-    post_c = sigma_min_profile([toy.states[0]] + post, centred=True)        # X_0 only normalises
-    ax2.plot(ell, np.maximum(pre_c.sigma_min / pre_c.sigma_max, floor), "o-", color=COLORS["theory"],
-             label="pre-norm state (measure here)")
-    ax2.plot(ell, np.maximum(post_c.sigma_min[1:] / post_c.sigma_max[1:], floor), "x-",
-             color=COLORS["paper"], label="LayerNorm output (T3: exactly 0)")
-    ax2.set(yscale="log", ylim=(floor / 10, 2), xlabel="block ℓ", ylabel=r"centred $\sigma_{\min}/\sigma_{\max}$",
-            title="post-LN nodes sit at the rounding floor")
+    post_c = sigma_min_profile([toy.states[0]] + post, centred=True)  # X_0 only normalises
+    ax2.plot(
+        ell,
+        np.maximum(pre_c.sigma_min / pre_c.sigma_max, floor),
+        "o-",
+        color=COLORS["theory"],
+        label="pre-norm state (measure here)",
+    )
+    ax2.plot(
+        ell,
+        np.maximum(post_c.sigma_min[1:] / post_c.sigma_max[1:], floor),
+        "x-",
+        color=COLORS["paper"],
+        label="LayerNorm output (T3: exactly 0)",
+    )
+    ax2.set(
+        yscale="log",
+        ylim=(floor / 10, 2),
+        xlabel="block ℓ",
+        ylabel=r"centred $\sigma_{\min}/\sigma_{\max}$",
+        title="post-LN nodes sit at the rounding floor",
+    )
     ax2.legend(fontsize=7)
     ax2.grid(alpha=0.3)

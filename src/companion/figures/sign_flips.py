@@ -28,13 +28,20 @@ def _summary(experiment: str, model: str, scale: str):
 
 def _missing(fig, experiment, model, scale):
     ax = fig.subplots()
-    ax.text(0.5, 0.5, f"no results for {experiment} / {model} / {scale}:\nrun companion run "
-            f"sign-flips --experiment {experiment} --model {model}", ha="center", va="center")
+    ax.text(
+        0.5,
+        0.5,
+        f"no results for {experiment} / {model} / {scale}:\nrun companion run "
+        f"sign-flips --experiment {experiment} --model {model}",
+        ha="center",
+        va="center",
+    )
     ax.set_axis_off()
 
 
-def draw(fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m",
-         scale: str = "cpu"):
+def draw(
+    fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m", scale: str = "cpu"
+):
     """Left: count-matched leverage against the flip fraction p (median, IQR, seeds), with the
     paper's TinyLlama medians and the n·E[α²] prediction. Right: at the chosen p, ΔNLL of the
     outlier and non-outlier flips per seed, with the evaluation noise floor (±2 SE across
@@ -58,12 +65,18 @@ def draw(fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m"
     ax1.plot(ps, paper, "s--", color=COLORS["paper"], ms=4, label="paper, TinyLlama-1.1B")
     pred = s.get("prediction", {}).get("n_E_alpha2_outlier")
     if pred:
-        ax1.axhline(pred, color=COLORS["theory"], lw=1.5, label=f"n·E[α²] = {pred:.3g} (measured α)")
+        ax1.axhline(
+            pred, color=COLORS["theory"], lw=1.5, label=f"n·E[α²] = {pred:.3g} (measured α)"
+        )
     ax1.axhline(1, color=COLORS["grey"], lw=0.8, ls=":")
     ax1.axvline(p, color=COLORS["grey"], lw=1, ls=":")
     ax1.set_yscale("symlog", linthresh=1.0)
-    ax1.set(xscale="log", xlabel="flips as a fraction p of the outlier pool",
-            ylabel=f"{metric.upper()} leverage (outlier / non)", title="count-matched leverage")
+    ax1.set(
+        xscale="log",
+        xlabel="flips as a fraction p of the outlier pool",
+        ylabel=f"{metric.upper()} leverage (outlier / non)",
+        title="count-matched leverage",
+    )
     ax1.legend(fontsize=7)
     r = min(rows, key=lambda r: abs(np.log(r["p"]) - np.log(p)))
     recs = [x for x in _records("leverage", model, scale) if x.get("p") == r["p"]]
@@ -76,8 +89,11 @@ def draw(fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m"
     ax2.axhline(0, color=COLORS["grey"], lw=0.8)
     ax2.set_yscale("symlog", linthresh=1e-3)
     ax2.set_xticks(sorted({q["seed"] for q in recs}))
-    ax2.set(xlabel="seed", ylabel="ΔNLL (± 2 SE across windows)",
-            title=f"p = {r['p']:g}: {r['n_flips']} flips per pool")
+    ax2.set(
+        xlabel="seed",
+        ylabel="ΔNLL (± 2 SE across windows)",
+        title=f"p = {r['p']:g}: {r['n_flips']} flips per pool",
+    )
     ax2.legend(fontsize=7)
 
 
@@ -101,12 +117,27 @@ def draw_table1(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     rows = s["rows"]
     x = np.arange(len(rows))
     ax.plot(x, [r["row_cos2"] for r in rows], "o", color=COLORS["sim"], label="row cos²")
-    ax.errorbar(x, [r["vector_cos2"] for r in rows], yerr=[2 * r["vector_cos2_se"] for r in rows],
-                fmt="s", ms=4, color=COLORS["alt"], capsize=2, label="vector cos² ± 2 SE")
+    ax.errorbar(
+        x,
+        [r["vector_cos2"] for r in rows],
+        yerr=[2 * r["vector_cos2_se"] for r in rows],
+        fmt="s",
+        ms=4,
+        color=COLORS["alt"],
+        capsize=2,
+        label="vector cos² ± 2 SE",
+    )
     ax.axhline(2 / np.pi, color=COLORS["theory"], lw=2, label="2/π")
     ax.axhline(0.6084, color=COLORS["paper"], ls="--", lw=1, label="paper TinyLlama mean (row)")
-    ax.set_xticks(x, [r["layer"].replace("model.layers.", "L").replace("self_attn.", "")
-                      .replace("mlp.", "") for r in rows], rotation=70, fontsize=7)
+    ax.set_xticks(
+        x,
+        [
+            r["layer"].replace("model.layers.", "L").replace("self_attn.", "").replace("mlp.", "")
+            for r in rows
+        ],
+        rotation=70,
+        fontsize=7,
+    )
     ax.set(ylabel="cos²", title=f"{model}: 20 evenly spaced Linear layers")
     ax.legend(fontsize=7)
 
@@ -125,8 +156,11 @@ def draw_alpha(fig, model: str = "smollm2-135m", scale: str = "cpu", norm: str =
     ax.loglog(a[~out] ** 2, e[~out], ".", ms=3, color=COLORS["alt"], label="non-outlier columns")
     ax.loglog(a[out] ** 2, e[out], ".", ms=5, color=COLORS["sim"], label="outlier columns (top 5%)")
     ax.axvline(1 / len(a), color=COLORS["grey"], ls=":", lw=1, label="α² = 1/n (delocalised)")
-    ax.set(xlabel="α² (" + ("E[x_j²]/E‖x‖²" if norm == "ratio" else "E[x_j²/‖x‖²]") + ")",
-           ylabel="4‖W[:,j]‖²/m · E[x_j²]", title=f"{s['layer']}")
+    ax.set(
+        xlabel="α² (" + ("E[x_j²]/E‖x‖²" if norm == "ratio" else "E[x_j²/‖x‖²]") + ")",
+        ylabel="4‖W[:,j]‖²/m · E[x_j²]",
+        title=f"{s['layer']}",
+    )
     ax.legend(fontsize=7)
 
 
@@ -141,15 +175,31 @@ def draw_columns(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     d = np.array([r["dnll"] for r in rows])
     se = np.array([2 * r["dnll_window_se"] for r in rows])
     pos = d > 0
-    ax.errorbar(a2[pos], d[pos], yerr=np.minimum(se[pos], d[pos] * 0.999), fmt="o",
-                color=COLORS["sim"], capsize=2, label="ΔNLL > 0 (± 2 SE, clipped)")
+    ax.errorbar(
+        a2[pos],
+        d[pos],
+        yerr=np.minimum(se[pos], d[pos] * 0.999),
+        fmt="o",
+        color=COLORS["sim"],
+        capsize=2,
+        label="ΔNLL > 0 (± 2 SE, clipped)",
+    )
     if (~pos).any():
         ax.plot(a2[~pos], np.abs(d[~pos]), "x", color=COLORS["grey"], label="|ΔNLL|, ΔNLL ≤ 0")
     if np.isfinite(s["loglog_slope"]):
         c = np.polyfit(np.log(a2[pos]), np.log(d[pos]), 1)
         g = np.geomspace(a2.min(), a2.max(), 50)
-        ax.plot(g, np.exp(np.polyval(c, np.log(g))), color=COLORS["theory"],
-                label=f"slope {c[0]:.2f} (paper 0.78)")
-    ax.set(xscale="log", yscale="log", xlabel="α² of the flipped column", ylabel="ΔNLL",
-           title=f"whole-column flips, Spearman {s['spearman']:.3f} (paper 0.927)")
+        ax.plot(
+            g,
+            np.exp(np.polyval(c, np.log(g))),
+            color=COLORS["theory"],
+            label=f"slope {c[0]:.2f} (paper 0.78)",
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="α² of the flipped column",
+        ylabel="ΔNLL",
+        title=f"whole-column flips, Spearman {s['spearman']:.3f} (paper 0.927)",
+    )
     ax.legend(fontsize=7)

@@ -38,24 +38,63 @@ def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
     exact = transverse_ratio_exact(grid)
     ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     ax1.axhline(transverse_ratio_limit(), color="k", lw=1, ls="--", label="limit π/(π−2)")
-    ax1.plot(grid, transverse_ratio_paper(grid), color=COLORS["paper"], lw=2, label="author's formula c(p)")
+    ax1.plot(
+        grid,
+        transverse_ratio_paper(grid),
+        color=COLORS["paper"],
+        lw=2,
+        label="author's formula c(p)",
+    )
     ax1.plot(grid, exact, color=COLORS["theory"], lw=2, label="exact kernel (ours)")
-    ax1.errorbar([s.p for s in sims], [s.value for s in sims], yerr=[2 * s.stderr for s in sims],
-                 fmt="o", color=COLORS["sim"], ms=4, capsize=3, label=f"simulation n = {n} ± 2 SE")
+    ax1.errorbar(
+        [s.p for s in sims],
+        [s.value for s in sims],
+        yerr=[2 * s.stderr for s in sims],
+        fmt="o",
+        color=COLORS["sim"],
+        ms=4,
+        capsize=3,
+        label=f"simulation n = {n} ± 2 SE",
+    )
     ps = sorted(PAPER_TABLE2)
-    ax1.errorbar(ps, [PAPER_TABLE2[q][0] for q in ps], yerr=[2 * PAPER_TABLE2[q][1] for q in ps],
-                 fmt="s", mfc="none", color=COLORS["paper"], ms=5, capsize=2, label="paper's measured (n = 2048)")
+    ax1.errorbar(
+        ps,
+        [PAPER_TABLE2[q][0] for q in ps],
+        yerr=[2 * PAPER_TABLE2[q][1] for q in ps],
+        fmt="s",
+        mfc="none",
+        color=COLORS["paper"],
+        ms=5,
+        capsize=2,
+        label="paper's measured (n = 2048)",
+    )
     ax1.axvline(p, color=COLORS["grey"], ls=":")
-    ax1.set(xscale="log", xlabel="flip rate p", ylabel="C = ΣT_sign / ΣT_mag",
-            title=f"p = {p:.2g}: exact {transverse_ratio_exact(p):.3f}, author {transverse_ratio_paper(p):.3f}")
+    ax1.set(
+        xscale="log",
+        xlabel="flip rate p",
+        ylabel="C = ΣT_sign / ΣT_mag",
+        title=f"p = {p:.2g}: exact {transverse_ratio_exact(p):.3f}, author {transverse_ratio_paper(p):.3f}",
+    )
     ax1.legend(fontsize=7, loc="lower left")
     ax1.grid(alpha=0.3)
-    ax2.plot(grid, exact * post_norm_inflation(grid), color=COLORS["sim"], lw=2,
-             label="C_exact × (1 + 4√(2p/π) + 4p)")
+    ax2.plot(
+        grid,
+        exact * post_norm_inflation(grid),
+        color=COLORS["sim"],
+        lw=2,
+        label="C_exact × (1 + 4√(2p/π) + 4p)",
+    )
     ax2.plot(grid, exact, color=COLORS["theory"], lw=2, label="first order (Theorem 3)")
-    ax2.errorbar([s.p for s in sims], [s.C_post_norm_fd.value for s in sims],
-                 yerr=[2 * s.C_post_norm_fd.stderr for s in sims], fmt="o", color=COLORS["sim"], ms=4,
-                 capsize=3, label="post-norm finite difference (sim)")
+    ax2.errorbar(
+        [s.p for s in sims],
+        [s.C_post_norm_fd.value for s in sims],
+        yerr=[2 * s.C_post_norm_fd.stderr for s in sims],
+        fmt="o",
+        color=COLORS["sim"],
+        ms=4,
+        capsize=3,
+        label="post-norm finite difference (sim)",
+    )
     ax2.axvline(p, color=COLORS["grey"], ls=":")
     ax2.set(xscale="log", xlabel="flip rate p", title="trap: measuring after the norm")
     ax2.legend(fontsize=7, loc="upper left")

@@ -17,12 +17,30 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["registry", "loading", "data", "runs", "capture", "norms", "dead_directions", "cli",
-           "load_model", "get_spec", "list_models", "preset", "token_windows", "diagnose"]
+__all__ = [
+    "registry",
+    "loading",
+    "data",
+    "runs",
+    "capture",
+    "norms",
+    "dead_directions",
+    "cli",
+    "load_model",
+    "get_spec",
+    "list_models",
+    "preset",
+    "token_windows",
+    "diagnose",
+]
 
 _ATTRS = {
-    "load_model": "loading", "get_spec": "registry", "list_models": "registry",
-    "preset": "registry", "token_windows": "data", "diagnose": "dead_directions",
+    "load_model": "loading",
+    "get_spec": "registry",
+    "list_models": "registry",
+    "preset": "registry",
+    "token_windows": "data",
+    "diagnose": "dead_directions",
 }
 
 

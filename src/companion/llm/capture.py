@@ -39,13 +39,17 @@ def hooks(modules: dict, fn, *, pre: bool = False):
     try:
         for name, mod in modules.items():
             if pre:
+
                 def h(m, i, _n=name):
                     return fn(_n, m, i)
+
                 h._companion_hook = True
                 handles.append(mod.register_forward_pre_hook(h))
             else:
+
                 def h(m, i, o, _n=name):
                     return fn(_n, m, i, o)
+
                 h._companion_hook = True
                 handles.append(mod.register_forward_hook(h))
         yield handles
@@ -59,9 +63,11 @@ def hook_count(model) -> int:
 
     transformers installs output-capturing hooks of its own; those are not counted.
     """
-    return sum(getattr(h, "_companion_hook", False)
-               for m in model.modules()
-               for h in list(m._forward_hooks.values()) + list(m._forward_pre_hooks.values()))
+    return sum(
+        getattr(h, "_companion_hook", False)
+        for m in model.modules()
+        for h in list(m._forward_hooks.values()) + list(m._forward_pre_hooks.values())
+    )
 
 
 class StreamingGram:
@@ -93,17 +99,17 @@ class StreamingGram:
         import torch
 
         with torch.no_grad():
-            X = x.detach().reshape(-1, x.shape[-1])                     # (rows, d)
+            X = x.detach().reshape(-1, x.shape[-1])  # (rows, d)
             if mask is not None:
                 X = X[mask.reshape(-1).to(X.device)]
             if X.shape[0] == 0:
                 return
             X = X.to(torch.float64)
-            mb = X.mean(dim=0)                                          # (d,)
+            mb = X.mean(dim=0)  # (d,)
             Xc = X - mb
-            m2b = Xc.T @ Xc                                             # (d, d)
+            m2b = Xc.T @ Xc  # (d, d)
         if self.acc.d is None:
-            self.acc.update(X[:0].cpu().numpy())                        # fixes d, adds nothing
+            self.acc.update(X[:0].cpu().numpy())  # fixes d, adds nothing
         # GramAccumulator's pairwise merge of (count, mean, co-moment); the batch statistics
         # were formed on the device, so only d + d² numbers cross to the host.
         self.acc.merge_moments(int(X.shape[0]), mb.cpu().numpy(), m2b.cpu().numpy())

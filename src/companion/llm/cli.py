@@ -44,7 +44,11 @@ def _layers(text: str):
 
 def _command_line() -> str:
     argv = list(sys.argv)
-    prog = "companion" if argv and argv[0].endswith(("companion", "__main__.py", "cli.py")) else argv[0]
+    prog = (
+        "companion"
+        if argv and argv[0].endswith(("companion", "__main__.py", "cli.py"))
+        else argv[0]
+    )
     return " ".join([prog] + argv[1:]) if argv else "companion"
 
 
@@ -55,20 +59,40 @@ def add_commands(subparsers) -> None:
     r = subparsers.add_parser("run", help="long, resumable model experiments (results as JSONL)")
     rs = r.add_subparsers(dest="experiment_kind", required=True)
 
-    d = rs.add_parser("dead-directions", help="the dead-direction diagnostic (Shirodkar & Narayanan)")
-    d.add_argument("--model", required=True, action="append",
-                   help="registered model name (repeatable), or 'all'")
+    d = rs.add_parser(
+        "dead-directions", help="the dead-direction diagnostic (Shirodkar & Narayanan)"
+    )
+    d.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        help="registered model name (repeatable), or 'all'",
+    )
     d.add_argument("--init", choices=["random", "trained"], default="trained")
     d.add_argument("--scale", choices=["cpu", "full"], default="cpu")
-    d.add_argument("--tokens", type=int, default=None,
-                   help="calibration tokens N (default: the scale preset, N > d)")
-    d.add_argument("--layers", type=_layers, default=None,
-                   help="depth of random-init models: an integer, or 'full' (the real depth)")
-    d.add_argument("--revision", action="append", default=None,
-                   help="hub checkpoint revision, repeatable (one record each): e.g. --revision step0 "
-                        "--revision step1000 ... for the Pythia training trajectory")
+    d.add_argument(
+        "--tokens",
+        type=int,
+        default=None,
+        help="calibration tokens N (default: the scale preset, N > d)",
+    )
+    d.add_argument(
+        "--layers",
+        type=_layers,
+        default=None,
+        help="depth of random-init models: an integer, or 'full' (the real depth)",
+    )
+    d.add_argument(
+        "--revision",
+        action="append",
+        default=None,
+        help="hub checkpoint revision, repeatable (one record each): e.g. --revision step0 "
+        "--revision step1000 ... for the Pythia training trajectory",
+    )
     d.add_argument("--out", default="results/dead_directions", help="results folder")
-    d.add_argument("--resume", action="store_true", help="skip settings already in the results file")
+    d.add_argument(
+        "--resume", action="store_true", help="skip settings already in the results file"
+    )
     d.add_argument("--device", default=None)
     d.add_argument("--dtype", default=None, choices=[None, "float32", "bfloat16", "float16"])
     d.set_defaults(func=_dead_directions, command_line=_command_line())
@@ -78,9 +102,13 @@ def add_commands(subparsers) -> None:
     s.add_argument("--model", required=True)
     s.add_argument("--scale", choices=["cpu", "full"], default="cpu")
     s.add_argument("--seeds", type=int, default=None)
-    s.add_argument("--calibration", choices=["disjoint", "overlap"], default="disjoint",
-                   help="outlier calibration windows: disjoint from evaluation (default) or the "
-                        "author's overlapping protocol (calibrate on the first evaluation windows)")
+    s.add_argument(
+        "--calibration",
+        choices=["disjoint", "overlap"],
+        default="disjoint",
+        help="outlier calibration windows: disjoint from evaluation (default) or the "
+        "author's overlapping protocol (calibrate on the first evaluation windows)",
+    )
     s.add_argument("--out", default="results/sign_flips", help="results folder")
     s.add_argument("--resume", action="store_true")
     s.set_defaults(func=_sign_flips, command_line=_command_line())

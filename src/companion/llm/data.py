@@ -31,8 +31,9 @@ def corpus_text(source: str = "wiki") -> str:
         if source == "lee":
             with open(datapath("lee_background.cor"), encoding="utf-8", errors="replace") as fh:
                 return fh.read()
-        from gensim.corpora.wikicorpus import extract_pages, filter_wiki
         import bz2
+
+        from gensim.corpora.wikicorpus import extract_pages, filter_wiki
 
         path = datapath("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
         parts = []
@@ -46,8 +47,10 @@ def corpus_text(source: str = "wiki") -> str:
     from companion.llm.registry import hub_offline
 
     if hub_offline():
-        raise RuntimeError(f"`source` {source!r} needs the Hugging Face hub, which is disabled "
-                           f"here (HF_HUB_OFFLINE); use source='wiki' (offline Wikipedia text)")
+        raise RuntimeError(
+            f"`source` {source!r} needs the Hugging Face hub, which is disabled "
+            f"here (HF_HUB_OFFLINE); use source='wiki' (offline Wikipedia text)"
+        )
     import datasets  # Colab ships it
 
     cfg = "wikitext-2-raw-v1" if source == "wikitext-2" else "wikitext-103-raw-v1"
@@ -72,7 +75,9 @@ def _token_ids(tokenizer, source: str):
     key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), type(tokenizer).__name__, source)
     if key in _IDS:
         return _IDS[key]
-    vocab_probe = tokenizer("The dead direction of LayerNorm.", add_special_tokens=False)["input_ids"]
+    vocab_probe = tokenizer("The dead direction of LayerNorm.", add_special_tokens=False)[
+        "input_ids"
+    ]
     digest = hashlib.sha256(repr((key[1:], list(vocab_probe))).encode()).hexdigest()[:16]
     path = os.path.join(cache_dir(), "tokens", f"{source}-{digest}.npy")
     if os.path.exists(path):
@@ -82,8 +87,10 @@ def _token_ids(tokenizer, source: str):
         if source.startswith("wikitext"):
             # the paper's evaluation text: tokenised once, as the author does, so that the
             # full-scale baseline perplexity is comparable with the paper's 7.38
-            ids = np.asarray(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"],
-                             dtype=np.int64)
+            ids = np.asarray(
+                tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"],
+                dtype=np.int64,
+            )
         else:
             # tokenise in paragraph chunks: fast tokenizers warn (and some truncate) on one huge string
             chunks = [c for c in text.split("\n\n") if c.strip()]
@@ -117,19 +124,36 @@ def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki
     ids = _token_ids(tokenizer, check_choice(source, "source", SOURCES))
     available = len(ids) // window
     if offset + n_windows > available:
-        raise ValueError(f"`n_windows` must be <= {available - offset} for source {source!r} "
-                         f"(window {window}, offset {offset}: {len(ids)} tokens); got {n_windows}")
+        raise ValueError(
+            f"`n_windows` must be <= {available - offset} for source {source!r} "
+            f"(window {window}, offset {offset}: {len(ids)} tokens); got {n_windows}"
+        )
     start = offset * window
-    t = torch.as_tensor(ids[start:start + n_windows * window], dtype=torch.long).clone()
+    t = torch.as_tensor(ids[start : start + n_windows * window], dtype=torch.long).clone()
     return t.view(n_windows, window)  # (n_windows, window)
 
 
-_PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "immunohistochemistry", "hubble_deep_field",
-           "retina", "colorwheel")
+_PHOTOS = (
+    "astronaut",
+    "coffee",
+    "chelsea",
+    "rocket",
+    "immunohistochemistry",
+    "hubble_deep_field",
+    "retina",
+    "colorwheel",
+)
 
 
-def image_batches(n_images: int, *, size: int = 224, batch_size: int = 8, seed: int = 0,
-                  mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5)):
+def image_batches(
+    n_images: int,
+    *,
+    size: int = 224,
+    batch_size: int = 8,
+    seed: int = 0,
+    mean=(0.5, 0.5, 0.5),
+    std=(0.5, 0.5, 0.5),
+):
     """Batches of ``(b, 3, size, size)`` float tensors cropped from scikit-image's sample photos.
 
     Each image is a random square crop (side 40–100 % of the photo's short side) of one of
@@ -153,7 +177,9 @@ def image_batches(n_images: int, *, size: int = 224, batch_size: int = 8, seed: 
         h, w = img.shape[:2]
         side = int(min(h, w) * rng.uniform(0.4, 1.0))
         y, x = rng.integers(0, h - side + 1), rng.integers(0, w - side + 1)
-        crop = resize(img[y:y + side, x:x + side], (size, size), anti_aliasing=True)  # (size, size, 3)
+        crop = resize(
+            img[y : y + side, x : x + side], (size, size), anti_aliasing=True
+        )  # (size, size, 3)
         batch.append((crop.transpose(2, 0, 1).astype(np.float32) - m) / s)
         if len(batch) == batch_size or i == n_images - 1:
             yield {"pixel_values": torch.from_numpy(np.stack(batch))}  # (b, 3, size, size)

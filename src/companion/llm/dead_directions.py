@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Diagnosis", "diagnose", "near_null_alignment", "run_dead_directions", "run_cli", "results_path", "load_results"]
+__all__ = [
+    "Diagnosis",
+    "diagnose",
+    "near_null_alignment",
+    "run_dead_directions",
+    "run_cli",
+    "results_path",
+    "load_results",
+]
 
 
 @dataclass
@@ -93,7 +101,7 @@ class Diagnosis:
         return out
 
 
-_UNIT = {"float64": 2.0 ** -53, "float32": 2.0 ** -24, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+_UNIT = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 
 
 def near_null_alignment(C, vstar, *, dtype: str = "float32", factor: float = 1e3):
@@ -119,9 +127,9 @@ def near_null_alignment(C, vstar, *, dtype: str = "float32", factor: float = 1e3
     d = C.shape[0]
     w, V = np.linalg.eigh(0.5 * (C + C.T))
     lam_max = float(w[-1])
-    tau = factor * (_UNIT.get(dtype, 2.0 ** -24) ** 2 + d * _UNIT["float64"]) * lam_max
+    tau = factor * (_UNIT.get(dtype, 2.0**-24) ** 2 + d * _UNIT["float64"]) * lam_max
     k = max(1, int(np.sum(w <= tau)))
-    proj = V[:, :k].T @ v                                            # (k,)
+    proj = V[:, :k].T @ v  # (k,)
     return k, float(np.linalg.norm(proj) / np.linalg.norm(v))
 
 
@@ -132,17 +140,27 @@ def _as_inputs(batch):
         return batch
     if torch.is_tensor(batch):
         return {"input_ids": batch if batch.ndim == 2 else batch.view(1, -1)}
-    raise TypeError(f"`batches` must yield LongTensors of input ids or dicts of model inputs; "
-                    f"got {type(batch).__name__}")
+    raise TypeError(
+        f"`batches` must yield LongTensors of input ids or dicts of model inputs; "
+        f"got {type(batch).__name__}"
+    )
 
 
 def _dtype_name(dt) -> str:
     return str(dt).removeprefix("torch.")
 
 
-def diagnose(model, batches, *, final_norm=None, profile: bool = True,
-             profile_tokens: int | None = None, recompute_fp64: bool = True,
-             show_progress: bool = False, total: int | None = None) -> Diagnosis:
+def diagnose(
+    model,
+    batches,
+    *,
+    final_norm=None,
+    profile: bool = True,
+    profile_tokens: int | None = None,
+    recompute_fp64: bool = True,
+    show_progress: bool = False,
+    total: int | None = None,
+) -> Diagnosis:
     """The dead-direction diagnostic of ``model`` over ``batches`` (see the module docs).
 
     Parameters
@@ -179,7 +197,7 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     fn = final_norm if final_norm is not None else find_final_norm(model)
     t_find = time.perf_counter() - t0
     t0 = time.perf_counter()
-    vstar = fn.vstar                                                   # the γ-read: parameters only
+    vstar = fn.vstar  # the γ-read: parameters only
     t_gamma = time.perf_counter() - t0
     base = getattr(model, "base_model", model)
     p = next(model.parameters())
@@ -205,21 +223,26 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     t_fwd = time.perf_counter()
     with torch.no_grad(), hooks({fn.name: fn.module}, on_norm):
         for batch in progress(batches, disable=not show_progress, total=total, desc="forward"):
-            inputs = {k: (v.to(p.device) if torch.is_tensor(v) else v)
-                      for k, v in _as_inputs(batch).items()}
+            inputs = {
+                k: (v.to(p.device) if torch.is_tensor(v) else v)
+                for k, v in _as_inputs(batch).items()
+            }
             want = profile and (profile_tokens is None or n_prof < profile_tokens)
             out = base(**inputs, output_hidden_states=want) if want else base(**inputs)
             if want:
                 t = time.perf_counter()
                 states = list(out.hidden_states)
-                if seen["y"] is not None and states[-1].shape == seen["y"].shape and \
-                        torch.equal(states[-1], seen["y"]):
-                    states[-1] = seen["x"]            # HF's last hidden state is post-norm: use pre-norm
+                if (
+                    seen["y"] is not None
+                    and states[-1].shape == seen["y"].shape
+                    and torch.equal(states[-1], seen["y"])
+                ):
+                    states[-1] = seen["x"]  # HF's last hidden state is post-norm: use pre-norm
                 if not prof_wo:
                     prof_wo.extend(StreamingGram() for _ in states)
                     prof_p0.extend(StreamingGram() for _ in states)
                 for gw, g0, h in zip(prof_wo, prof_p0, states):
-                    h = h.reshape(h.shape[0], -1, h.shape[-1])            # (batch, seq, d)
+                    h = h.reshape(h.shape[0], -1, h.shape[-1])  # (batch, seq, d)
                     gw.update(h[:, 1:])
                     g0.update(h[:, :1])
                 n_prof += states[0].shape[0] * states[0].shape[1]
@@ -228,13 +251,20 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     t_fwd = time.perf_counter() - t_fwd
     n, d = g_out.n, fn.d
     if n <= d:
-        raise ValueError(f"`batches` must provide more than d = {d} tokens for a unique bottom "
-                         f"direction (the centred rank is at most N - 1); got {n}")
+        raise ValueError(
+            f"`batches` must provide more than d = {d} tokens for a unique bottom "
+            f"direction (the centred rank is at most N - 1); got {n}"
+        )
     t0 = time.perf_counter()
     C = g_out.acc.covariance()
-    cls = classify_norm(fn.gamma, cov=C, n_samples=n, mean=g_out.acc.mean,
-                        dtype=dtype if dtype in ("float32", "float16", "bfloat16") else "float64")
-    rep = cls.report                                                  # kernel_report of C
+    cls = classify_norm(
+        fn.gamma,
+        cov=C,
+        n_samples=n,
+        mean=g_out.acc.mean,
+        dtype=dtype if dtype in ("float32", "float16", "bfloat16") else "float64",
+    )
+    rep = cls.report  # kernel_report of C
     t_eig = time.perf_counter() - t0
     if recompute_fp64:
         C64 = g_rec.acc.covariance()
@@ -244,9 +274,9 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     else:
         cos64 = ray64 = ev64 = float("nan")
         v64 = ""
-    try:                          # our reconstruction of the Schur ratio, on the pre-norm state
+    try:  # our reconstruction of the Schur ratio, on the pre-norm state
         schur = schur_ratio(g_in.acc.covariance(), vstar)
-    except ValueError:            # singular pre-norm covariance (e.g. post-LN input): R is 0/0
+    except ValueError:  # singular pre-norm covariance (e.g. post-LN input): R is 0/0
         schur = float("nan")
     kdim, csub = near_null_alignment(C, vstar, dtype=dtype)
     if recompute_fp64:
@@ -262,20 +292,54 @@ def diagnose(model, batches, *, final_norm=None, profile: bool = True,
     null = random_direction_null(d)
     g = fn.gamma
     return Diagnosis(
-        verdict=cls.verdict, classifier_reason=cls.reason, norm_name=fn.name, norm_kind=fn.kind,
-        post_ln=fn.post_ln, d=d, n_tokens=n, dtype=dtype, device=device, vstar=vstar,
-        bottom=rep.bottom, cos=rep.cos, rayleigh=rep.rayleigh, vstar_eigenvalue=rep.vstar_eigenvalue,
-        diag_rayleigh=rep.diag_rayleigh, gap_ratio=rep.gap_ratio, null_q999=null.q999,
-        null_mean=null.mean, spectrum=rep.spectrum, cos_fp64=cos64, rayleigh_fp64=ray64,
-        vstar_eigenvalue_fp64=ev64, verdict_fp64=v64, schur_ratio=schur,
+        verdict=cls.verdict,
+        classifier_reason=cls.reason,
+        norm_name=fn.name,
+        norm_kind=fn.kind,
+        post_ln=fn.post_ln,
+        d=d,
+        n_tokens=n,
+        dtype=dtype,
+        device=device,
+        vstar=vstar,
+        bottom=rep.bottom,
+        cos=rep.cos,
+        rayleigh=rep.rayleigh,
+        vstar_eigenvalue=rep.vstar_eigenvalue,
+        diag_rayleigh=rep.diag_rayleigh,
+        gap_ratio=rep.gap_ratio,
+        null_q999=null.q999,
+        null_mean=null.mean,
+        spectrum=rep.spectrum,
+        cos_fp64=cos64,
+        rayleigh_fp64=ray64,
+        vstar_eigenvalue_fp64=ev64,
+        verdict_fp64=v64,
+        schur_ratio=schur,
         schur_mp_baseline=mp_baseline(d, n),
-        kernel_dim=kdim, cos_subspace=csub, kernel_dim_fp64=kdim64, cos_subspace_fp64=csub64,
-        sigma_min=np.asarray(sig), sigma_min_no_pos0=np.asarray(sig_wo), profile_tokens=n_prof,
+        kernel_dim=kdim,
+        cos_subspace=csub,
+        kernel_dim_fp64=kdim64,
+        cos_subspace_fp64=csub64,
+        sigma_min=np.asarray(sig),
+        sigma_min_no_pos0=np.asarray(sig_wo),
+        profile_tokens=n_prof,
         profile_degenerate=bool(fn.post_ln),
-        gamma_stats={"mean": float(g.mean()), "std": float(g.std()), "min": float(g.min()),
-                     "max": float(g.max()), "offset": fn.offset},
-        timings={"find_norm_s": t_find, "gamma_read_s": t_gamma, "forward_s": t_fwd,
-                 "accumulate_s": t_acc[0], "eigensolve_s": t_eig})
+        gamma_stats={
+            "mean": float(g.mean()),
+            "std": float(g.std()),
+            "min": float(g.min()),
+            "max": float(g.max()),
+            "offset": fn.offset,
+        },
+        timings={
+            "find_norm_s": t_find,
+            "gamma_read_s": t_gamma,
+            "forward_s": t_fwd,
+            "accumulate_s": t_acc[0],
+            "eigensolve_s": t_eig,
+        },
+    )
 
 
 # ----------------------------------------------------------------------------- the driver
@@ -306,16 +370,26 @@ def _batches(spec, tok, tokens: int, window: int, *, scale, batch_windows: int =
         n_images = math.ceil(tokens / per_image)
         return image_batches(n_images, size=size, batch_size=4), math.ceil(n_images / 4)
     n_win = math.ceil(tokens / window)
-    ids = token_windows(tok, n_windows=n_win, window=window, source="wiki")   # (n_win, window)
+    ids = token_windows(tok, n_windows=n_win, window=window, source="wiki")  # (n_win, window)
     return list(ids.split(batch_windows)), math.ceil(n_win / batch_windows)
 
 
-def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
-                        tokens: int | None = None, layers: int | None = None,
-                        out: str = "results/dead_directions", resume: bool = False,
-                        device=None, dtype=None, command: str | None = None,
-                        show_progress: bool = True, profile_tokens: int | None = None,
-                        revision: str | None = None) -> dict:
+def run_dead_directions(
+    name: str,
+    *,
+    init: str = "trained",
+    scale: str = "cpu",
+    tokens: int | None = None,
+    layers: int | None = None,
+    out: str = "results/dead_directions",
+    resume: bool = False,
+    device=None,
+    dtype=None,
+    command: str | None = None,
+    show_progress: bool = True,
+    profile_tokens: int | None = None,
+    revision: str | None = None,
+) -> dict:
     """Diagnose one registered model and append one record to ``results_path(out)``.
 
     ``revision`` selects a hub checkpoint (e.g. ``"step1000"``: the Pythia training
@@ -334,12 +408,17 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
     check_choice(init, "init", ("random", "trained"))
     pre = preset(scale)
     if tokens is None:
-        tokens = pre.n_tokens(spec.width) if init == "random" else max(pre.trained_tokens,
-                                                                        pre.n_tokens(spec.width))
+        tokens = (
+            pre.n_tokens(spec.width)
+            if init == "random"
+            else max(pre.trained_tokens, pre.n_tokens(spec.width))
+        )
     tokens = check_int(tokens, "tokens", low=1)
     if tokens <= spec.width:
-        raise ValueError(f"`tokens` must be > d = {spec.width} for model {name!r} (a unique bottom "
-                         f"direction needs N > d); got {tokens}")
+        raise ValueError(
+            f"`tokens` must be > d = {spec.width} for model {name!r} (a unique bottom "
+            f"direction needs N > d); got {tokens}"
+        )
     if init == "random" and layers is None:
         layers = pre.random_layers
     if layers == "full":
@@ -347,14 +426,24 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
     if init == "trained" and layers is not None:
         raise ValueError(f"`layers` must be None for init='trained'; got {layers}")
     if revision is not None and (init != "trained" or spec.source != "hub"):
-        raise ValueError(f"`revision` must be None unless init='trained' on a hub model; "
-                         f"got {revision!r} for {name!r} ({spec.source}, init={init!r})")
+        raise ValueError(
+            f"`revision` must be None unless init='trained' on a hub model; "
+            f"got {revision!r} for {name!r} ({spec.source}, init={init!r})"
+        )
     window = pre.window
-    settings = {"experiment": "dead-directions", "model": name, "init": init, "scale": scale,
-                "tokens": tokens, "layers": layers or spec.n_layers, "window": window,
-                "source": "images" if spec.modality == "image" else "wiki",
-                "dtype": str(dtype or "float32"), "seed": 0}
-    if revision is not None:                      # only then: keeps the keys of earlier records
+    settings = {
+        "experiment": "dead-directions",
+        "model": name,
+        "init": init,
+        "scale": scale,
+        "tokens": tokens,
+        "layers": layers or spec.n_layers,
+        "window": window,
+        "source": "images" if spec.modality == "image" else "wiki",
+        "dtype": str(dtype or "float32"),
+        "seed": 0,
+    }
+    if revision is not None:  # only then: keeps the keys of earlier records
         settings["revision"] = revision
     store = ResultStore(results_path(out))
     key = settings_key(settings)
@@ -367,20 +456,40 @@ def run_dead_directions(name: str, *, init: str = "trained", scale: str = "cpu",
     if spec.modality == "text" and init == "trained" and spec.source != "offline":
         pass  # load_model raises HubUnavailable at once when the hub is disabled
     t0 = time.perf_counter()
-    model, tok = load_model(name, init=init, scale=scale, device=device, dtype=dtype,
-                            num_layers=layers if init == "random" else None, revision=revision)
+    model, tok = load_model(
+        name,
+        init=init,
+        scale=scale,
+        device=device,
+        dtype=dtype,
+        num_layers=layers if init == "random" else None,
+        revision=revision,
+    )
     t_load = time.perf_counter() - t0
     batches, total = _batches(spec, tok, tokens, window, scale=scale)
     if profile_tokens is None:
         profile_tokens = max(4 * spec.width, 8192) if scale == "cpu" else None
-    diag = diagnose(model, batches, profile_tokens=profile_tokens, show_progress=show_progress,
-                    total=total)
+    diag = diagnose(
+        model, batches, profile_tokens=profile_tokens, show_progress=show_progress, total=total
+    )
     info = model_info(model)
-    rec = {"key": key, "settings": settings, "model": name, "init": init, "scale": scale,
-           "architecture": spec.architecture, "norm_registry": spec.norm, "width": spec.width,
-           "layers": settings["layers"], "n_params_loaded": info["n_params"],
-           "dtype": info["dtype"], "device": info["device"], "seed": 0, "load_s": t_load,
-           **diag.to_record()}
+    rec = {
+        "key": key,
+        "settings": settings,
+        "model": name,
+        "init": init,
+        "scale": scale,
+        "architecture": spec.architecture,
+        "norm_registry": spec.norm,
+        "width": spec.width,
+        "layers": settings["layers"],
+        "n_params_loaded": info["n_params"],
+        "dtype": info["dtype"],
+        "device": info["device"],
+        "seed": 0,
+        "load_s": t_load,
+        **diag.to_record(),
+    }
     return store.append(rec, command=command)
 
 
@@ -398,17 +507,27 @@ def run_cli(args) -> int:
     runs = [(n, r) for n in names for r in (getattr(args, "revision", None) or [None])]
     for name, revision in runs:
         try:
-            rec = run_dead_directions(name, init=args.init, scale=args.scale, tokens=args.tokens,
-                                      layers=getattr(args, "layers", None), out=args.out,
-                                      resume=args.resume, device=getattr(args, "device", None),
-                                      dtype=getattr(args, "dtype", None), command=cmd,
-                                      revision=revision)
+            rec = run_dead_directions(
+                name,
+                init=args.init,
+                scale=args.scale,
+                tokens=args.tokens,
+                layers=getattr(args, "layers", None),
+                out=args.out,
+                resume=args.resume,
+                device=getattr(args, "device", None),
+                dtype=getattr(args, "dtype", None),
+                command=cmd,
+                revision=revision,
+            )
         except (ValueError, HubUnavailable, NormNotFound, ModuleNotFoundError) as err:
             print(f"error: {name}{'@' + revision if revision else ''}: {err}", file=sys.stderr)
             status = 2
             continue
-        print(f"{name:<15} {rec['init']:<7} d={rec['d']:<5} N={rec['n_tokens']:<6} "
-              f"|cos|={rec['cos']:.6f} null-space={rec['cos_subspace_fp64']:.6f} "
-              f"rayleigh={rec['rayleigh']:.2e} verdict={rec['verdict']} "
-              f"({rec['dtype']}) min σ-ratio={min(rec['sigma_ratio_no_pos0'] or [float('nan')]):.3f}")
+        print(
+            f"{name:<15} {rec['init']:<7} d={rec['d']:<5} N={rec['n_tokens']:<6} "
+            f"|cos|={rec['cos']:.6f} null-space={rec['cos_subspace_fp64']:.6f} "
+            f"rayleigh={rec['rayleigh']:.2e} verdict={rec['verdict']} "
+            f"({rec['dtype']}) min σ-ratio={min(rec['sigma_ratio_no_pos0'] or [float('nan')]):.3f}"
+        )
     return status

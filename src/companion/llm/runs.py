@@ -79,7 +79,7 @@ class ResultStore:
             rec["key"] = settings_key(rec.get("settings", {}))
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
-        with _locked(folder):                    # two writers never lose each other's records
+        with _locked(folder):  # two writers never lose each other's records
             self._write(folder, rec)
         return rec
 
@@ -94,7 +94,7 @@ class ResultStore:
                 os.fsync(fh.fileno())
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)                    # mkstemp makes it 0600
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600
             os.replace(tmp, self.path)
         except BaseException:
             if os.path.exists(tmp):
@@ -120,12 +120,13 @@ class _locked:
 
     def __exit__(self, *exc):
         if self.fd is not None:
-            os.close(self.fd)                    # closing releases the lock
+            os.close(self.fd)  # closing releases the lock
         return False
 
 
-def run_record(store: ResultStore, settings: dict, measure, *, resume: bool = True,
-               command: str | None = None) -> dict:
+def run_record(
+    store: ResultStore, settings: dict, measure, *, resume: bool = True, command: str | None = None
+) -> dict:
     """Measure once per settings: return the stored record when ``resume`` and done,
     else call ``measure()`` (→ dict) and append ``{key, settings, **result}``.
 
@@ -155,8 +156,12 @@ def _jsonable(x):
 
 def _host() -> dict:
     """Where a record was produced: Python, CPU architecture, core count and GPU (if torch sees one)."""
-    host = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
-    torch = sys.modules.get("torch")                   # never import torch just to describe the host
+    host = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+    torch = sys.modules.get("torch")  # never import torch just to describe the host
     if torch is not None and torch.cuda.is_available():
         host["gpu"] = torch.cuda.get_device_name(0)
         host["gpus"] = torch.cuda.device_count()

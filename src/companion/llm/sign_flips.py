@@ -39,11 +39,36 @@ import numpy as np
 from companion._validate import check_choice, check_int, check_real
 
 __all__ = [
-    "EXPERIMENTS", "KINDS", "PAPER", "POOLS", "FlipSet", "activation_stats", "alpha_from_stats",
-    "allocate", "bernoulli_flips", "column_flip_set", "count_matched_flips", "evenly_spaced",
-    "get_linear", "input_abs_mean", "load_results", "results_path", "results_root", "summarize", "linear_layers", "log_spaced_columns", "matrix_rng",
-    "outlier_columns", "perturbed", "pool_sizes", "run_cli", "run_experiment",
-    "single_flip_energy", "spearman", "table1_layer", "vector_cos2",
+    "EXPERIMENTS",
+    "KINDS",
+    "PAPER",
+    "POOLS",
+    "FlipSet",
+    "activation_stats",
+    "alpha_from_stats",
+    "allocate",
+    "bernoulli_flips",
+    "column_flip_set",
+    "count_matched_flips",
+    "evenly_spaced",
+    "get_linear",
+    "input_abs_mean",
+    "load_results",
+    "results_path",
+    "results_root",
+    "summarize",
+    "linear_layers",
+    "log_spaced_columns",
+    "matrix_rng",
+    "outlier_columns",
+    "perturbed",
+    "pool_sizes",
+    "run_cli",
+    "run_experiment",
+    "single_flip_energy",
+    "spearman",
+    "table1_layer",
+    "vector_cos2",
 ]
 
 #: The experiments ``companion run sign-flips --experiment`` knows.
@@ -57,13 +82,19 @@ POOLS = ("all", "outlier", "non")
 
 #: The paper's TinyLlama-1.1B values (author's JSONs / abstract; see the spec §4.2 and §4.5).
 PAPER = {
-    "table1_row_cos2": 0.6084, "table1_vec_cos2": 0.6072,
-    "outlier_nll_ratio": 4.97, "outlier_nll_ratio_abstract": 5.0,
+    "table1_row_cos2": 0.6084,
+    "table1_vec_cos2": 0.6072,
+    "outlier_nll_ratio": 4.97,
+    "outlier_nll_ratio_abstract": 5.0,
     "leverage_plateau": 10.0,
     "leverage_nll_median": {0.05: 41.3, 0.005: 10.4, 0.001: 8.65, 0.0005: 9.48, 0.0001: 3.54},
     "leverage_ppl_median": {0.05: 89.8, 0.005: 10.5, 0.001: 8.67, 0.0005: 9.50, 0.0001: 2.26},
-    "alpha_energy_spearman": 0.955, "alpha_median_abstract": 0.024, "alpha_max_abstract": 0.26,
-    "alpha_max_json": 0.289, "column_flip_spearman": 0.927, "column_flip_slope": 0.78,
+    "alpha_energy_spearman": 0.955,
+    "alpha_median_abstract": 0.024,
+    "alpha_max_abstract": 0.26,
+    "alpha_max_json": 0.289,
+    "column_flip_spearman": 0.927,
+    "column_flip_slope": 0.78,
     "baseline_ppl": 7.3828,
 }
 
@@ -89,8 +120,10 @@ def linear_layers(model) -> dict:
             continue
         out[name] = mod
     if not out:
-        raise ValueError(f"`model` must contain nn.Linear layers besides the head; got none in "
-                         f"{type(model).__name__}")
+        raise ValueError(
+            f"`model` must contain nn.Linear layers besides the head; got none in "
+            f"{type(model).__name__}"
+        )
     return out
 
 
@@ -100,8 +133,10 @@ def get_linear(model, name: str, layers: dict | None = None):
     if name not in layers:
         names = list(layers)
         hint = ", ".join(repr(n) for n in names[:3])
-        raise ValueError(f"`layer` must name a Linear layer of the model (e.g. {hint}, "
-                         f"{len(names)} in all); got {name!r}")
+        raise ValueError(
+            f"`layer` must name a Linear layer of the model (e.g. {hint}, "
+            f"{len(names)} in all); got {name!r}"
+        )
     return layers[name]
 
 
@@ -124,8 +159,15 @@ def evenly_spaced(names, k: int = 20) -> list:
 # --------------------------------------------------------------------------- randomness
 
 
-_TAGS = {"all": 1, "outlier": 2, "non": 3, "count:outlier": 4, "count:non": 5, "sphere": 6,
-         "columns": 7}
+_TAGS = {
+    "all": 1,
+    "outlier": 2,
+    "non": 3,
+    "count:outlier": 4,
+    "count:non": 5,
+    "sphere": 6,
+    "columns": 7,
+}
 
 
 def matrix_rng(seed: int, layer_index: int, tag: str = "all") -> np.random.Generator:
@@ -207,8 +249,9 @@ def pool_sizes(layers: dict, columns: dict | None, pool: str = "all") -> dict:
     return sizes
 
 
-def bernoulli_flips(layers: dict, p: float, *, seed: int = 0, columns: dict | None = None,
-                    pool: str = "all") -> FlipSet:
+def bernoulli_flips(
+    layers: dict, p: float, *, seed: int = 0, columns: dict | None = None, pool: str = "all"
+) -> FlipSet:
     """Each entry of the pool selected independently with probability ``p``.
 
     Per matrix: a count K ~ Binomial(pool size, p) and then K distinct positions, both from
@@ -250,8 +293,9 @@ def allocate(sizes: dict, n: int) -> dict:
     return {k: int(v) for k, v in zip(names, base)}
 
 
-def count_matched_flips(layers: dict, n_flips: int, *, columns: dict, pool: str,
-                        seed: int = 0) -> FlipSet:
+def count_matched_flips(
+    layers: dict, n_flips: int, *, columns: dict, pool: str, seed: int = 0
+) -> FlipSet:
     """Exactly ``n_flips`` distinct entries of the pool, allocated in proportion to pool size.
 
     Used with the same ``n_flips`` for the outlier and the non-outlier pool (Exp E), so the
@@ -294,10 +338,10 @@ def _magnitude_all(w, idx):
     t = _as_index(idx, w)
     delta = float(torch.sqrt(4.0 * (flat[t].double() ** 2).sum() / W.numel()))
 
-    def shift(x, sgn):                                   # one elementwise recipe both ways
+    def shift(x, sgn):  # one elementwise recipe both ways
         return (x.float() + sgn * delta * torch.sign(x.float())).to(x.dtype)
 
-    new = shift(W, 1.0)                                   # (m, n) temporary
+    new = shift(W, 1.0)  # (m, n) temporary
     back = shift(new, -1.0)
     bad = torch.nonzero((back != W).view(-1)).squeeze(1)  # entries the subtraction cannot undo
     fix = flat[bad].clone()
@@ -344,14 +388,16 @@ def perturbed(layers: dict, flips: FlipSet, *, kind: str = "flip", scale: float 
                     continue
                 w = layers[name].weight
                 if not w.is_contiguous():
-                    raise ValueError(f"`{name}.weight` must be contiguous to flip in place; "
-                                     f"got strides {w.stride()}")
+                    raise ValueError(
+                        f"`{name}.weight` must be contiguous to flip in place; "
+                        f"got strides {w.stride()}"
+                    )
                 if kind == "magnitude":
                     restores.append(_magnitude_all(w, idx))
                     continue
                 flat = w.data.view(-1)
                 t = _as_index(idx, w)
-                old = flat[t].clone()                       # (k,) the only copy made
+                old = flat[t].clone()  # (k,) the only copy made
                 restores.append(lambda flat=flat, t=t, old=old: flat.index_copy_(0, t, old))
                 if kind == "flip":
                     new = -old
@@ -359,7 +405,7 @@ def perturbed(layers: dict, flips: FlipSet, *, kind: str = "flip", scale: float 
                     new = (old.double() * (1.0 - 2.0 * scale)).to(old.dtype)
                 else:
                     o64 = old.double()
-                    delta = 2.0 * torch.sqrt((o64 ** 2).mean())
+                    delta = 2.0 * torch.sqrt((o64**2).mean())
                     new = (o64 + delta * torch.sign(o64)).to(old.dtype)
                 flat[t] = new
         yield
@@ -379,8 +425,9 @@ def _input_hooks(layers: dict, names, fn):
     """
     from companion.llm.capture import hooks
 
-    return hooks({n: layers[n] for n in names}, lambda name, mod, inputs: fn(name, inputs[0]),
-                 pre=True)
+    return hooks(
+        {n: layers[n] for n in names}, lambda name, mod, inputs: fn(name, inputs[0]), pre=True
+    )
 
 
 def _run(model, windows, batch_size=1):
@@ -389,14 +436,15 @@ def _run(model, windows, batch_size=1):
     dev = next(model.parameters()).device
     with torch.no_grad():
         for s in range(0, windows.shape[0], batch_size):
-            model(input_ids=windows[s:s + batch_size].to(dev))
+            model(input_ids=windows[s : s + batch_size].to(dev))
 
 
 def _check_tokens(windows, min_tokens: int, what: str = "calibration"):
     n_tok = int(windows.shape[0] * windows.shape[1])
     if n_tok < min_tokens:
-        raise ValueError(f"`{what}_tokens` must be >= {min_tokens} to rank input columns; "
-                         f"got {n_tok}")
+        raise ValueError(
+            f"`{what}_tokens` must be >= {min_tokens} to rank input columns; got {n_tok}"
+        )
     return n_tok
 
 
@@ -445,13 +493,18 @@ def activation_stats(model, windows, layers: dict, name: str, *, min_tokens: int
     get_linear(model, name, layers)
     _check_tokens(windows, min_tokens)
     n = layers[name].weight.shape[1]
-    acc = {"sq": torch.zeros(n, dtype=torch.float64), "frac": torch.zeros(n, dtype=torch.float64),
-           "abs": torch.zeros(n, dtype=torch.float64), "norm": 0.0, "tok": 0}
+    acc = {
+        "sq": torch.zeros(n, dtype=torch.float64),
+        "frac": torch.zeros(n, dtype=torch.float64),
+        "abs": torch.zeros(n, dtype=torch.float64),
+        "norm": 0.0,
+        "tok": 0,
+    }
 
     def fn(_, x):
-        x = x.detach().reshape(-1, x.shape[-1]).double()           # (tokens, n)
+        x = x.detach().reshape(-1, x.shape[-1]).double()  # (tokens, n)
         sq = x * x
-        nrm = sq.sum(1, keepdim=True)                              # (tokens, 1) ‖x‖²
+        nrm = sq.sum(1, keepdim=True)  # (tokens, 1) ‖x‖²
         acc["sq"] += sq.sum(0).cpu()
         acc["frac"] += (sq / nrm.clamp_min(1e-300)).sum(0).cpu()
         acc["abs"] += x.abs().sum(0).cpu()
@@ -461,9 +514,13 @@ def activation_stats(model, windows, layers: dict, name: str, *, min_tokens: int
     with _input_hooks(layers, [name], fn):
         _run(model, windows)
     t = acc["tok"]
-    return {"ex2": (acc["sq"] / t).numpy(), "enorm2": acc["norm"] / t,
-            "ex2_tok": (acc["frac"] / t).numpy(), "abs_mean": (acc["abs"] / t).numpy(),
-            "tokens": t}
+    return {
+        "ex2": (acc["sq"] / t).numpy(),
+        "enorm2": acc["norm"] / t,
+        "ex2_tok": (acc["frac"] / t).numpy(),
+        "abs_mean": (acc["abs"] / t).numpy(),
+        "tokens": t,
+    }
 
 
 def alpha_from_stats(stats: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -480,8 +537,10 @@ def alpha_from_stats(stats: dict) -> tuple[np.ndarray, np.ndarray]:
     >>> a.round(4).tolist(), b.round(4).tolist()
     ([0.866, 0.5], [0.7071, 0.7071])
     """
-    return (np.sqrt(np.asarray(stats["ex2"]) / stats["enorm2"]),
-            np.sqrt(np.asarray(stats["ex2_tok"])))
+    return (
+        np.sqrt(np.asarray(stats["ex2"]) / stats["enorm2"]),
+        np.sqrt(np.asarray(stats["ex2_tok"])),
+    )
 
 
 def single_flip_energy(weight, ex2) -> np.ndarray:
@@ -496,7 +555,7 @@ def single_flip_energy(weight, ex2) -> np.ndarray:
     array([4., 4.])
     """
     W = np.asarray(weight, dtype=np.float64)
-    col = (W * W).sum(axis=0)                                   # (n,) ‖W[:, j]‖²
+    col = (W * W).sum(axis=0)  # (n,) ‖W[:, j]‖²
     return 4.0 * col / W.shape[0] * np.asarray(ex2, dtype=np.float64)
 
 
@@ -552,15 +611,16 @@ def vector_cos2(weight, *, samples: int = 2000, rng=None, batch: int = 1000):
 
     samples = check_int(samples, "samples", low=2)
     g = as_generator(rng)
-    W = weight.detach().float()                                          # (m, n)
-    WT = W.abs().mean(dim=1, keepdim=True) * torch.sign(W)               # (m, n)
+    W = weight.detach().float()  # (m, n)
+    WT = W.abs().mean(dim=1, keepdim=True) * torch.sign(W)  # (m, n)
     vals = []
     for s in range(0, samples, batch):
         b = min(batch, samples - s)
-        x = torch.as_tensor(g.standard_normal((b, W.shape[1])), dtype=torch.float32,
-                            device=W.device)                              # (b, n)
+        x = torch.as_tensor(
+            g.standard_normal((b, W.shape[1])), dtype=torch.float32, device=W.device
+        )  # (b, n)
         x = x / x.norm(dim=1, keepdim=True)
-        z, zt = x @ W.T, x @ WT.T                                         # (b, m)
+        z, zt = x @ W.T, x @ WT.T  # (b, m)
         c = (z * zt).double().sum(1) ** 2 / ((z * z).double().sum(1) * (zt * zt).double().sum(1))
         vals.append(c.cpu().numpy())
     return mean_estimate(np.concatenate(vals))
@@ -570,13 +630,19 @@ def table1_layer(name: str, weight, *, samples: int = 2000, rng=None) -> dict:
     """One Table 1 record: row-level and vector-level cos², and the weight tails."""
     from companion.theory.bussgang import row_cos2
 
-    W = weight.detach().float().cpu().numpy().astype(np.float64)         # (m, n)
-    rc = row_cos2(W)                                                     # (m,)
+    W = weight.detach().float().cpu().numpy().astype(np.float64)  # (m, n)
+    rc = row_cos2(W)  # (m,)
     vec = vector_cos2(weight, samples=samples, rng=rng)
     z = (W - W.mean()) / W.std()
-    return {"layer": name, "shape": list(W.shape), "row_cos2": float(rc.mean()),
-            "row_cos2_min": float(rc.min()), "vector_cos2": vec.value,
-            "vector_cos2_se": vec.stderr, "kurtosis": float((z ** 4).mean())}
+    return {
+        "layer": name,
+        "shape": list(W.shape),
+        "row_cos2": float(rc.mean()),
+        "row_cos2_min": float(rc.min()),
+        "vector_cos2": vec.value,
+        "vector_cos2_se": vec.stderr,
+        "kurtosis": float((z**4).mean()),
+    }
 
 
 # --------------------------------------------------------------------------- experiments
@@ -611,10 +677,27 @@ class Setup:
 
 
 SETUPS = {
-    "cpu": Setup("cpu", eval_windows=4, window=256, calib_windows=4, seeds=2, leverage_seeds=2,
-                 sphere_samples=2000, source="wiki", n_columns=12),
-    "full": Setup("full", eval_windows=10, window=2048, calib_windows=5, seeds=5,
-                  leverage_seeds=10, sphere_samples=10000, source="wikitext-2"),
+    "cpu": Setup(
+        "cpu",
+        eval_windows=4,
+        window=256,
+        calib_windows=4,
+        seeds=2,
+        leverage_seeds=2,
+        sphere_samples=2000,
+        source="wiki",
+        n_columns=12,
+    ),
+    "full": Setup(
+        "full",
+        eval_windows=10,
+        window=2048,
+        calib_windows=5,
+        seeds=5,
+        leverage_seeds=10,
+        sphere_samples=10000,
+        source="wikitext-2",
+    ),
 }
 
 
@@ -642,9 +725,14 @@ def _delta(res, base) -> dict:
     """ΔNLL, ΔPPL and the per-window ΔNLL spread of a perturbed evaluation."""
     dw = np.asarray(res.per_window) - np.asarray(base.per_window)
     se = float(dw.std(ddof=1) / math.sqrt(len(dw))) if len(dw) > 1 else float("nan")
-    return {"nll": res.nll, "ppl": res.ppl, "dnll": res.nll - base.nll,
-            "dppl": res.ppl - base.ppl, "dnll_window_se": se,
-            "dnll_per_window": dw.tolist()}
+    return {
+        "nll": res.nll,
+        "ppl": res.ppl,
+        "dnll": res.nll - base.nll,
+        "dppl": res.ppl - base.ppl,
+        "dnll_window_se": se,
+        "dnll_per_window": dw.tolist(),
+    }
 
 
 def input_moments(model, windows, layers: dict, *, min_tokens: int = 512) -> dict:
@@ -652,12 +740,17 @@ def input_moments(model, windows, layers: dict, *, min_tokens: int = 512) -> dic
     import torch
 
     _check_tokens(windows, min_tokens)
-    acc = {n: [torch.zeros(m.weight.shape[1], dtype=torch.float64),
-               torch.zeros(m.weight.shape[1], dtype=torch.float64), 0.0]
-           for n, m in layers.items()}
+    acc = {
+        n: [
+            torch.zeros(m.weight.shape[1], dtype=torch.float64),
+            torch.zeros(m.weight.shape[1], dtype=torch.float64),
+            0.0,
+        ]
+        for n, m in layers.items()
+    }
 
     def fn(name, x):
-        x = x.detach().reshape(-1, x.shape[-1]).double()           # (tokens, n)
+        x = x.detach().reshape(-1, x.shape[-1]).double()  # (tokens, n)
         a = acc[name]
         a[0] += x.abs().sum(0).cpu()
         a[1] += (x * x).sum(0).cpu()
@@ -666,8 +759,10 @@ def input_moments(model, windows, layers: dict, *, min_tokens: int = 512) -> dic
     with _input_hooks(layers, list(layers), fn):
         _run(model, windows)
     t = windows.shape[0] * windows.shape[1]
-    return {n: {"abs_mean": (a[0] / t).numpy(), "ex2": (a[1] / t).numpy(), "enorm2": a[2] / t}
-            for n, a in acc.items()}
+    return {
+        n: {"abs_mean": (a[0] / t).numpy(), "ex2": (a[1] / t).numpy(), "enorm2": a[2] / t}
+        for n, a in acc.items()
+    }
 
 
 def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
@@ -684,9 +779,9 @@ def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
     for name, mod in layers.items():
         m, n = mod.weight.shape
         mom = moments[name]
-        a2 = np.asarray(mom["ex2"]) / mom["enorm2"]                          # (n,) α_j²
-        col2 = (mod.weight.detach().double() ** 2).sum(0).cpu().numpy()     # (n,) ‖W[:, j]‖²
-        energy = 4.0 * col2 * np.asarray(mom["ex2"])                        # Σ_i 4 W_ij² E x_j²
+        a2 = np.asarray(mom["ex2"]) / mom["enorm2"]  # (n,) α_j²
+        col2 = (mod.weight.detach().double() ** 2).sum(0).cpu().numpy()  # (n,) ‖W[:, j]‖²
+        energy = 4.0 * col2 * np.asarray(mom["ex2"])  # Σ_i 4 W_ij² E x_j²
         mask = np.zeros(n, dtype=bool)
         mask[columns[name]] = True
         num["a_out"] += m * a2[mask].sum()
@@ -696,9 +791,11 @@ def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
         num["e_non"] += energy[~mask].sum()
         n_out += m * int(mask.sum())
         n_non += m * int((~mask).sum())
-    return {"n_E_alpha2_outlier": num["na_out"] / n_out,
-            "alpha2_ratio": (num["a_out"] / n_out) / (num["a_non"] / n_non),
-            "energy_ratio": (num["e_out"] / n_out) / (num["e_non"] / n_non)}
+    return {
+        "n_E_alpha2_outlier": num["na_out"] / n_out,
+        "alpha2_ratio": (num["a_out"] / n_out) / (num["a_non"] / n_non),
+        "energy_ratio": (num["e_out"] / n_out) / (num["e_non"] / n_non),
+    }
 
 
 # --------------------------------------------------------------------------- drivers
@@ -734,16 +831,24 @@ def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibra
     import transformers
 
     p = next(model.parameters())
-    return {"model": name, "scale": scale, "experiment": experiment,
-            "dtype": str(p.dtype).removeprefix("torch."), "device": str(p.device),
-            "eval_windows": int(windows.shape[0]) if windows is not None else 0,
-            "window": int(windows.shape[1]) if windows is not None else 0,
-            "eval_tokens_predicted": int(windows.shape[0] * (windows.shape[1] - 1))
-            if windows is not None else 0,
-            "calib_windows": int(calib.shape[0]) if calib is not None else 0,
-            "calibration": calibration, "torch": torch.__version__,
-            "transformers": transformers.__version__, "machine": platform.machine(),
-            "threads": torch.get_num_threads()}
+    return {
+        "model": name,
+        "scale": scale,
+        "experiment": experiment,
+        "dtype": str(p.dtype).removeprefix("torch."),
+        "device": str(p.device),
+        "eval_windows": int(windows.shape[0]) if windows is not None else 0,
+        "window": int(windows.shape[1]) if windows is not None else 0,
+        "eval_tokens_predicted": int(windows.shape[0] * (windows.shape[1] - 1))
+        if windows is not None
+        else 0,
+        "calib_windows": int(calib.shape[0]) if calib is not None else 0,
+        "calibration": calibration,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "machine": platform.machine(),
+        "threads": torch.get_num_threads(),
+    }
 
 
 def _exp_table1(ctx: _Context, store, seeds: int, bar) -> None:
@@ -753,10 +858,20 @@ def _exp_table1(ctx: _Context, store, seeds: int, bar) -> None:
         if store.done(key):
             continue
         t0 = time.perf_counter()
-        rec = table1_layer(name, ctx.layers[name].weight, samples=ctx.cfg.sphere_samples,
-                           rng=np.random.default_rng([42, i]))
-        store.append({"key": key, **rec, "index": list(ctx.layers).index(name),
-                      "wall_s": time.perf_counter() - t0})
+        rec = table1_layer(
+            name,
+            ctx.layers[name].weight,
+            samples=ctx.cfg.sphere_samples,
+            rng=np.random.default_rng([42, i]),
+        )
+        store.append(
+            {
+                "key": key,
+                **rec,
+                "index": list(ctx.layers).index(name),
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
 
 
 def _calibrate(ctx: _Context, store):
@@ -769,11 +884,18 @@ def _calibrate(ctx: _Context, store):
         pred = leverage_prediction(ctx.layers, mom, cols)
         pool_out = sum(pool_sizes(ctx.layers, cols, "outlier").values())
         pool_all = sum(pool_sizes(ctx.layers, cols, "all").values())
-        store.append({"key": key, "calibration": ctx.calibration,
-                      "calib_tokens": int(ctx.calib.shape[0] * ctx.calib.shape[1]),
-                      "outlier_pool": int(pool_out), "all_weights": int(pool_all),
-                      "n_matrices": len(ctx.layers), **pred,
-                      "wall_s": time.perf_counter() - t0})
+        store.append(
+            {
+                "key": key,
+                "calibration": ctx.calibration,
+                "calib_tokens": int(ctx.calib.shape[0] * ctx.calib.shape[1]),
+                "outlier_pool": int(pool_out),
+                "all_weights": int(pool_all),
+                "n_matrices": len(ctx.layers),
+                **pred,
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
     return mom, cols
 
 
@@ -781,9 +903,16 @@ def _record_baseline(ctx: _Context, store) -> None:
     if not store.done("baseline"):
         t0 = time.perf_counter()
         b = ctx.baseline()
-        store.append({"key": "baseline", "nll": b.nll, "ppl": b.ppl,
-                      "per_window": b.per_window.tolist(), "tokens": b.tokens,
-                      "wall_s": time.perf_counter() - t0})
+        store.append(
+            {
+                "key": "baseline",
+                "nll": b.nll,
+                "ppl": b.ppl,
+                "per_window": b.per_window.tolist(),
+                "tokens": b.tokens,
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
 
 
 def _eval_perturbed(ctx: _Context, flips: FlipSet, kind: str = "flip", scale: float = 1.0) -> dict:
@@ -799,9 +928,15 @@ def _exp_outlier(ctx: _Context, store, seeds: int, bar, p: float) -> None:
     _record_baseline(ctx, store)
     _, cols = _calibrate(ctx, store)
     proto = ctx.calibration
-    conds = (("all", "flip"), ("all", "magnitude"), ("outlier", "flip"), ("non", "flip"),
-             ("outlier", "scaled_flip"), ("non", "scaled_flip"))
-    if proto == "overlap":          # the all-entry conditions do not depend on the calibration
+    conds = (
+        ("all", "flip"),
+        ("all", "magnitude"),
+        ("outlier", "flip"),
+        ("non", "flip"),
+        ("outlier", "scaled_flip"),
+        ("non", "scaled_flip"),
+    )
+    if proto == "overlap":  # the all-entry conditions do not depend on the calibration
         conds = conds[2:]
     jobs = [(s, pool, kind) for s in range(seeds) for pool, kind in conds]
     for s, pool, kind in bar(jobs, desc="outlier"):
@@ -816,9 +951,20 @@ def _exp_outlier(ctx: _Context, store, seeds: int, bar, p: float) -> None:
             ref = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
             scale = math.sqrt(ref.sq_norm(ctx.layers) / fs.sq_norm(ctx.layers))
         rec = _eval_perturbed(ctx, fs, kind, scale)
-        store.append({"key": key, "protocol": proto, "p": p, "pool": pool, "kind": kind,
-                      "seed": s, "n_flips": fs.count, "rescale": scale, **rec,
-                      "wall_s": time.perf_counter() - t0})
+        store.append(
+            {
+                "key": key,
+                "protocol": proto,
+                "p": p,
+                "pool": pool,
+                "kind": kind,
+                "seed": s,
+                "n_flips": fs.count,
+                "rescale": scale,
+                **rec,
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
 
 
 def _exp_leverage(ctx: _Context, store, seeds: int, bar, ps) -> None:
@@ -835,36 +981,56 @@ def _exp_leverage(ctx: _Context, store, seeds: int, bar, ps) -> None:
         n = max(1, int(round(p * pool_out)))
         fs = count_matched_flips(ctx.layers, n, columns=cols, pool=pool, seed=s)
         rec = _eval_perturbed(ctx, fs)
-        store.append({"key": key, "p": p, "pool": pool, "seed": s, "n_flips": fs.count, **rec,
-                      "wall_s": time.perf_counter() - t0})
+        store.append(
+            {
+                "key": key,
+                "p": p,
+                "pool": pool,
+                "seed": s,
+                "n_flips": fs.count,
+                **rec,
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
 
 
 def _alpha_record(ctx: _Context, target: str) -> dict:
-    stats = activation_stats(ctx.model, ctx.windows, ctx.layers, target,
-                             min_tokens=ctx.cfg.min_calib_tokens)
+    stats = activation_stats(
+        ctx.model, ctx.windows, ctx.layers, target, min_tokens=ctx.cfg.min_calib_tokens
+    )
     a_ratio, a_tok = alpha_from_stats(stats)
-    W = ctx.layers[target].weight.detach().double().cpu().numpy()          # (m, n)
+    W = ctx.layers[target].weight.detach().double().cpu().numpy()  # (m, n)
     energy = single_flip_energy(W, stats["ex2"])
     out = outlier_columns({"t": stats["abs_mean"]}, ctx.cfg.outlier_frac)["t"]
     mask = np.zeros(len(a_ratio), dtype=bool)
     mask[out] = True
     colnorm = np.sqrt((W * W).sum(0))
     return {
-        "layer": target, "n": int(W.shape[1]), "m": int(W.shape[0]), "tokens": stats["tokens"],
+        "layer": target,
+        "n": int(W.shape[1]),
+        "m": int(W.shape[0]),
+        "tokens": stats["tokens"],
         "enorm2": stats["enorm2"],
-        "spearman_alpha2_energy": spearman(a_ratio ** 2, energy),
-        "spearman_alpha2tok_energy": spearman(a_tok ** 2, energy),
-        "pearson_alpha2_energy": float(np.corrcoef(a_ratio ** 2, energy)[0, 1]),
-        "alpha_ratio_median": float(np.median(a_ratio)), "alpha_ratio_max": float(a_ratio.max()),
+        "spearman_alpha2_energy": spearman(a_ratio**2, energy),
+        "spearman_alpha2tok_energy": spearman(a_tok**2, energy),
+        "pearson_alpha2_energy": float(np.corrcoef(a_ratio**2, energy)[0, 1]),
+        "alpha_ratio_median": float(np.median(a_ratio)),
+        "alpha_ratio_max": float(a_ratio.max()),
         "alpha_ratio_median_outlier": float(np.median(a_ratio[mask])),
-        "alpha_tok_median": float(np.median(a_tok)), "alpha_tok_max": float(a_tok.max()),
+        "alpha_tok_median": float(np.median(a_tok)),
+        "alpha_tok_max": float(a_tok.max()),
         "alpha_tok_median_outlier": float(np.median(a_tok[mask])),
         "argmax_alpha": int(a_ratio.argmax()),
         "energy_ratio_outlier_non": float(energy[mask].mean() / energy[~mask].mean()),
-        "alpha2_ratio_outlier_non": float((a_ratio[mask] ** 2).mean() / (a_ratio[~mask] ** 2).mean()),
+        "alpha2_ratio_outlier_non": float(
+            (a_ratio[mask] ** 2).mean() / (a_ratio[~mask] ** 2).mean()
+        ),
         "colnorm_ratio_outlier_non": float(colnorm[mask].mean() / colnorm[~mask].mean()),
-        "alpha_ratio": a_ratio.tolist(), "alpha_tok": a_tok.tolist(), "energy": energy.tolist(),
-        "colnorm": colnorm.tolist(), "outlier_columns": out.tolist(),
+        "alpha_ratio": a_ratio.tolist(),
+        "alpha_tok": a_tok.tolist(),
+        "energy": energy.tolist(),
+        "colnorm": colnorm.tolist(),
+        "outlier_columns": out.tolist(),
     }
 
 
@@ -894,10 +1060,18 @@ def _exp_columns(ctx: _Context, store, seeds: int, bar, target: str) -> None:
             continue
         t0 = time.perf_counter()
         rec = _eval_perturbed(ctx, column_flip_set(target, tuple(W.shape), j))
-        store.append({"key": key, "layer": target, "column": j, "alpha": float(a_ratio[j]),
-                      "alpha_tok": float(arec["alpha_tok"][j]),
-                      "colnorm": float(arec["colnorm"][j]), **rec,
-                      "wall_s": time.perf_counter() - t0})
+        store.append(
+            {
+                "key": key,
+                "layer": target,
+                "column": j,
+                "alpha": float(a_ratio[j]),
+                "alpha_tok": float(arec["alpha_tok"][j]),
+                "colnorm": float(arec["colnorm"][j]),
+                **rec,
+                "wall_s": time.perf_counter() - t0,
+            }
+        )
 
 
 # --------------------------------------------------------------------------- summaries
@@ -928,18 +1102,23 @@ def summarize(experiment: str, records: list) -> dict:
     if base:
         out["baseline_nll"], out["baseline_ppl"] = base["nll"], base["ppl"]
     if experiment == "table1":
-        rows = sorted((r for r in records if r["key"].startswith("table1|")),
-                      key=lambda r: r["index"])
+        rows = sorted(
+            (r for r in records if r["key"].startswith("table1|")), key=lambda r: r["index"]
+        )
         rc = np.array([r["row_cos2"] for r in rows])
         vc = np.array([r["vector_cos2"] for r in rows])
         two_pi = 2 / math.pi
         worst = sorted(rows, key=lambda r: r["row_cos2"])[:3]
-        out.update(layers=len(rows), row_cos2=float(rc.mean()), vector_cos2=float(vc.mean()),
-                   row_cos2_range=(float(rc.min()), float(rc.max())),
-                   rel_dev_row=float((two_pi - rc.mean()) / two_pi),
-                   rel_dev_vec=float((two_pi - vc.mean()) / two_pi),
-                   worst=[(r["layer"], r["row_cos2"], r["vector_cos2"], r["kurtosis"])
-                          for r in worst], rows=rows)
+        out.update(
+            layers=len(rows),
+            row_cos2=float(rc.mean()),
+            vector_cos2=float(vc.mean()),
+            row_cos2_range=(float(rc.min()), float(rc.max())),
+            rel_dev_row=float((two_pi - rc.mean()) / two_pi),
+            rel_dev_vec=float((two_pi - vc.mean()) / two_pi),
+            worst=[(r["layer"], r["row_cos2"], r["vector_cos2"], r["kurtosis"]) for r in worst],
+            rows=rows,
+        )
     elif experiment == "outlier":
         recs = [r for r in records if r["key"].startswith("outlier|")]
         res = {}
@@ -953,70 +1132,107 @@ def summarize(experiment: str, records: list) -> dict:
                         ratios.append(_ratio(o["dnll"], n["dnll"]))
                         pratios.append(_ratio(o["dppl"], n["dppl"], 0.01))
                 if ratios:
-                    res[f"{proto}|{kind}"] = {"nll_ratio": _quartiles(ratios),
-                                              "ppl_ratio": _quartiles(pratios),
-                                              "nll_ratios": ratios, "ppl_ratios": pratios}
-        for pool, kind in (("all", "flip"), ("all", "magnitude"), ("outlier", "flip"),
-                           ("non", "flip"), ("outlier", "scaled_flip"), ("non", "scaled_flip")):
-            sel = [r for r in recs if r["pool"] == pool and r["kind"] == kind
-                   and r["protocol"] == "disjoint"] or \
-                  [r for r in recs if r["pool"] == pool and r["kind"] == kind]
+                    res[f"{proto}|{kind}"] = {
+                        "nll_ratio": _quartiles(ratios),
+                        "ppl_ratio": _quartiles(pratios),
+                        "nll_ratios": ratios,
+                        "ppl_ratios": pratios,
+                    }
+        for pool, kind in (
+            ("all", "flip"),
+            ("all", "magnitude"),
+            ("outlier", "flip"),
+            ("non", "flip"),
+            ("outlier", "scaled_flip"),
+            ("non", "scaled_flip"),
+        ):
+            sel = [
+                r
+                for r in recs
+                if r["pool"] == pool and r["kind"] == kind and r["protocol"] == "disjoint"
+            ] or [r for r in recs if r["pool"] == pool and r["kind"] == kind]
             if sel:
-                res[f"{pool}|{kind}"] = {"dnll": float(np.median([r["dnll"] for r in sel])),
-                                         "ppl": float(np.median([r["ppl"] for r in sel])),
-                                         "n_flips": int(np.median([r["n_flips"] for r in sel])),
-                                         "rescale": float(np.median([r["rescale"] for r in sel]))}
+                res[f"{pool}|{kind}"] = {
+                    "dnll": float(np.median([r["dnll"] for r in sel])),
+                    "ppl": float(np.median([r["ppl"] for r in sel])),
+                    "n_flips": int(np.median([r["n_flips"] for r in sel])),
+                    "rescale": float(np.median([r["rescale"] for r in sel])),
+                }
         out["conditions"] = res
-        out["calibration"] = {k.split("|", 1)[1]: v for k, v in by_key.items()
-                              if k.startswith("calibration|")}
+        out["calibration"] = {
+            k.split("|", 1)[1]: v for k, v in by_key.items() if k.startswith("calibration|")
+        }
     elif experiment == "leverage":
         recs = [r for r in records if r["key"].startswith("leverage|")]
         rows = []
         for p in sorted({r["p"] for r in recs}, reverse=True):
             nl, pl, dn_non, se_non, nflips = [], [], [], [], 0
             for s in sorted({r["seed"] for r in recs if r["p"] == p}):
-                o = next((r for r in recs if r["p"] == p and r["seed"] == s
-                          and r["pool"] == "outlier"), None)
-                n = next((r for r in recs if r["p"] == p and r["seed"] == s
-                          and r["pool"] == "non"), None)
+                o = next(
+                    (r for r in recs if r["p"] == p and r["seed"] == s and r["pool"] == "outlier"),
+                    None,
+                )
+                n = next(
+                    (r for r in recs if r["p"] == p and r["seed"] == s and r["pool"] == "non"), None
+                )
                 if o and n:
                     nl.append(_ratio(o["dnll"], n["dnll"]))
                     pl.append(_ratio(o["dppl"], n["dppl"], 0.001))
                     dn_non.append(n["dnll"])
                     se_non.append(n["dnll_window_se"])
                     nflips = o["n_flips"]
-            rows.append({"p": p, "n_flips": nflips, "nll_lev": _quartiles(nl),
-                         "ppl_lev": _quartiles(pl), "nll_levs": nl, "ppl_levs": pl,
-                         "dnll_non_median": float(np.median(dn_non)) if dn_non else float("nan"),
-                         "window_se_non_median": float(np.median(se_non)) if se_non else float("nan"),
-                         "paper_nll": PAPER["leverage_nll_median"].get(p),
-                         "paper_ppl": PAPER["leverage_ppl_median"].get(p)})
+            rows.append(
+                {
+                    "p": p,
+                    "n_flips": nflips,
+                    "nll_lev": _quartiles(nl),
+                    "ppl_lev": _quartiles(pl),
+                    "nll_levs": nl,
+                    "ppl_levs": pl,
+                    "dnll_non_median": float(np.median(dn_non)) if dn_non else float("nan"),
+                    "window_se_non_median": float(np.median(se_non)) if se_non else float("nan"),
+                    "paper_nll": PAPER["leverage_nll_median"].get(p),
+                    "paper_ppl": PAPER["leverage_ppl_median"].get(p),
+                }
+            )
         out["rows"] = rows
         cal = [v for k, v in by_key.items() if k.startswith("calibration|")]
         if cal:
-            out["prediction"] = {k: cal[0][k] for k in ("n_E_alpha2_outlier", "alpha2_ratio",
-                                                         "energy_ratio")}
+            out["prediction"] = {
+                k: cal[0][k] for k in ("n_E_alpha2_outlier", "alpha2_ratio", "energy_ratio")
+            }
         lin = [r["nll_lev"]["median"] for r in rows if r["p"] <= 0.005 and r["p"] >= 0.0005]
         out["plateau_nll"] = float(np.median(lin)) if lin else float("nan")
     elif experiment == "alpha":
         rec = next(r for r in records if r["key"].startswith("alpha|"))
         out.update({k: v for k, v in rec.items() if not isinstance(v, list)})
-        out["arrays"] = {k: rec[k] for k in ("alpha_ratio", "alpha_tok", "energy", "colnorm",
-                                              "outlier_columns")}
+        out["arrays"] = {
+            k: rec[k] for k in ("alpha_ratio", "alpha_tok", "energy", "colnorm", "outlier_columns")
+        }
     else:  # columns
-        cols = sorted((r for r in records if r["key"].startswith("column|")),
-                      key=lambda r: r["alpha"])
+        cols = sorted(
+            (r for r in records if r["key"].startswith("column|")), key=lambda r: r["alpha"]
+        )
         a2 = np.array([r["alpha"] ** 2 for r in cols])
         d = np.array([r["dnll"] for r in cols])
         pos = d > 0
-        slope = float(np.polyfit(np.log(a2[pos]), np.log(d[pos]), 1)[0]) if pos.sum() >= 3 \
+        slope = (
+            float(np.polyfit(np.log(a2[pos]), np.log(d[pos]), 1)[0])
+            if pos.sum() >= 3
             else float("nan")
-        out.update(columns=len(cols), spearman=spearman(a2, d) if len(cols) > 2 else float("nan"),
-                   pearson=float(np.corrcoef(a2, d)[0, 1]) if len(cols) > 2 else float("nan"),
-                   spearman_weighted=spearman(a2 * np.array([r["colnorm"] ** 2 for r in cols]), d)
-                   if len(cols) > 2 else float("nan"),
-                   loglog_slope=slope, negative=int((d <= 0).sum()), rows=cols,
-                   max_dnll=float(d.max()) if len(d) else float("nan"))
+        )
+        out.update(
+            columns=len(cols),
+            spearman=spearman(a2, d) if len(cols) > 2 else float("nan"),
+            pearson=float(np.corrcoef(a2, d)[0, 1]) if len(cols) > 2 else float("nan"),
+            spearman_weighted=spearman(a2 * np.array([r["colnorm"] ** 2 for r in cols]), d)
+            if len(cols) > 2
+            else float("nan"),
+            loglog_slope=slope,
+            negative=int((d <= 0).sum()),
+            rows=cols,
+            max_dnll=float(d.max()) if len(d) else float("nan"),
+        )
     return out
 
 
@@ -1039,8 +1255,14 @@ class _Store:
         return self.inner.records()
 
     def append(self, rec):
-        full = {"model": self.meta["model"], "dtype": self.meta["dtype"],
-                "device": self.meta["device"], "seed": rec.get("seed"), "meta": self.meta, **rec}
+        full = {
+            "model": self.meta["model"],
+            "dtype": self.meta["dtype"],
+            "device": self.meta["device"],
+            "seed": rec.get("seed"),
+            "meta": self.meta,
+            **rec,
+        }
         return self.inner.append(full, command=self.command)
 
 
@@ -1085,12 +1307,26 @@ def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | N
     return cmd + (f" --seeds {seeds}" if seeds else "") + " --out results/sign_flips --resume"
 
 
-def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: str = "cpu",
-                   seeds: int | None = None, out=RESULTS, resume: bool = False,
-                   p: float | None = None, ps=None, layer: str | None = None,
-                   calibration: str = "disjoint", model=None, tokenizer=None,
-                   windows=None, calib=None, setup_override: Setup | None = None,
-                   command: str | None = None, progress: bool = True) -> list:
+def run_experiment(
+    experiment: str,
+    model_name: str = "smollm2-135m",
+    *,
+    scale: str = "cpu",
+    seeds: int | None = None,
+    out=RESULTS,
+    resume: bool = False,
+    p: float | None = None,
+    ps=None,
+    layer: str | None = None,
+    calibration: str = "disjoint",
+    model=None,
+    tokenizer=None,
+    windows=None,
+    calib=None,
+    setup_override: Setup | None = None,
+    command: str | None = None,
+    progress: bool = True,
+) -> list:
     """Run one experiment and return its records (also stored, one JSON line per setting).
 
     Parameters
@@ -1130,7 +1366,9 @@ def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: 
     if p is not None:
         p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
     p = cfg.outlier_p if p is None else p
-    ps = tuple(check_real(q, "p", low=0.0, high=1.0, low_open=True) for q in (ps or cfg.leverage_ps))
+    ps = tuple(
+        check_real(q, "p", low=0.0, high=1.0, low_open=True) for q in (ps or cfg.leverage_ps)
+    )
     default_seeds = cfg.leverage_seeds if experiment == "leverage" else cfg.seeds
     seeds = default_seeds if seeds is None else check_int(seeds, "seeds", low=1)
     t_load = time.perf_counter()
@@ -1147,19 +1385,25 @@ def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: 
     if experiment in ("alpha", "columns"):
         target = default_target(layers) if layer is None else layer
         get_linear(model, target, layers)
-    if windows is None and experiment != "table1":        # Table 1 reads weights only
+    if windows is None and experiment != "table1":  # Table 1 reads weights only
         from companion.llm.data import token_windows
 
-        windows = token_windows(tokenizer, n_windows=cfg.eval_windows, window=cfg.window,
-                                source=cfg.source)
+        windows = token_windows(
+            tokenizer, n_windows=cfg.eval_windows, window=cfg.window, source=cfg.source
+        )
     if experiment in ("outlier", "leverage"):
         if calib is None and calibration == "overlap":
-            calib = windows[:cfg.calib_windows]
+            calib = windows[: cfg.calib_windows]
         elif calib is None:
             from companion.llm.data import token_windows
 
-            calib = token_windows(tokenizer, n_windows=cfg.calib_windows, window=cfg.window,
-                                  source=cfg.source, offset=int(windows.shape[0]))
+            calib = token_windows(
+                tokenizer,
+                n_windows=cfg.calib_windows,
+                window=cfg.window,
+                source=cfg.source,
+                offset=int(windows.shape[0]),
+            )
         _check_tokens(calib, cfg.min_calib_tokens)
     if experiment in ("alpha", "columns"):
         _check_tokens(windows, cfg.min_calib_tokens)
@@ -1170,8 +1414,11 @@ def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: 
     meta = _meta(model, model_name, scale, experiment, windows, calib, calibration)
     meta.update(seeds=seeds, load_s=load_s)
     if command is None:
-        command = " ".join(["companion"] + sys.argv[1:]) if "sign-flips" in sys.argv else \
-            command_line(experiment, model_name, scale, seeds)
+        command = (
+            " ".join(["companion"] + sys.argv[1:])
+            if "sign-flips" in sys.argv
+            else command_line(experiment, model_name, scale, seeds)
+        )
     store = _Store(path, meta, command)
     ctx = _Context(model, model_name, scale, cfg, layers, windows, calib, calibration, meta)
     bar = (lambda it, desc: _progress(it, desc)) if progress else (lambda it, desc: it)
@@ -1186,8 +1433,9 @@ def run_experiment(experiment: str, model_name: str = "smollm2-135m", *, scale: 
         _exp_alpha(ctx, store, seeds, bar, target)
     else:
         _exp_columns(ctx, store, seeds, bar, target)
-    store.append({"key": f"run|{experiment}", "run_wall_s": time.perf_counter() - t0,
-                  "load_s": load_s})
+    store.append(
+        {"key": f"run|{experiment}", "run_wall_s": time.perf_counter() - t0, "load_s": load_s}
+    )
     return store.records()
 
 
@@ -1203,14 +1451,22 @@ def run_cli(args) -> int:
     t0 = time.perf_counter()
     scale = getattr(args, "scale", None) or "cpu"
     out = getattr(args, "out", None) or RESULTS
-    recs = run_experiment(experiment, args.model, scale=scale, seeds=getattr(args, "seeds", None),
-                          out=out, resume=bool(getattr(args, "resume", False)),
-                          calibration=getattr(args, "calibration", None) or "disjoint",
-                          command=getattr(args, "command_line", None))
+    recs = run_experiment(
+        experiment,
+        args.model,
+        scale=scale,
+        seeds=getattr(args, "seeds", None),
+        out=out,
+        resume=bool(getattr(args, "resume", False)),
+        calibration=getattr(args, "calibration", None) or "disjoint",
+        command=getattr(args, "command_line", None),
+    )
     summ = summarize(experiment, recs)
     print(format_summary(summ))
-    print(f"wall time {time.perf_counter() - t0:.1f} s; "
-          f"records in {results_path(out, args.model, experiment, scale)}")
+    print(
+        f"wall time {time.perf_counter() - t0:.1f} s; "
+        f"records in {results_path(out, args.model, experiment, scale)}"
+    )
     return 0
 
 
@@ -1219,39 +1475,55 @@ def format_summary(s: dict) -> str:
     e, lines = s["experiment"], []
     m = s.get("meta", {})
     toks = f", {m.get('eval_windows')} x {m.get('window')} tokens" if m.get("window") else ""
-    lines.append(f"{e}: model {m.get('model')} ({m.get('dtype')}, {m.get('device')}), "
-                 f"scale {m.get('scale')}{toks}")
+    lines.append(
+        f"{e}: model {m.get('model')} ({m.get('dtype')}, {m.get('device')}), "
+        f"scale {m.get('scale')}{toks}"
+    )
     if "baseline_ppl" in s:
         lines.append(f"baseline NLL {s['baseline_nll']:.4f}, PPL {s['baseline_ppl']:.3f}")
     if e == "table1":
-        lines.append(f"row cos² {s['row_cos2']:.4f}, vector cos² {s['vector_cos2']:.4f} "
-                     f"over {s['layers']} layers (2/π = {2 / math.pi:.4f}; paper TinyLlama "
-                     f"{PAPER['table1_row_cos2']} / {PAPER['table1_vec_cos2']})")
+        lines.append(
+            f"row cos² {s['row_cos2']:.4f}, vector cos² {s['vector_cos2']:.4f} "
+            f"over {s['layers']} layers (2/π = {2 / math.pi:.4f}; paper TinyLlama "
+            f"{PAPER['table1_row_cos2']} / {PAPER['table1_vec_cos2']})"
+        )
     elif e == "outlier":
         for k, v in s["conditions"].items():
             if "nll_ratio" in v:
-                lines.append(f"{k:24s} ΔNLL ratio out/non median {v['nll_ratio']['median']:.3g}"
-                             f"  ΔPPL ratio {v['ppl_ratio']['median']:.3g}")
+                lines.append(
+                    f"{k:24s} ΔNLL ratio out/non median {v['nll_ratio']['median']:.3g}"
+                    f"  ΔPPL ratio {v['ppl_ratio']['median']:.3g}"
+                )
             else:
-                lines.append(f"{k:24s} ΔNLL {v['dnll']:.4g}  PPL {v['ppl']:.4g}  "
-                             f"flips {v['n_flips']}  rescale {v['rescale']:.3g}")
+                lines.append(
+                    f"{k:24s} ΔNLL {v['dnll']:.4g}  PPL {v['ppl']:.4g}  "
+                    f"flips {v['n_flips']}  rescale {v['rescale']:.3g}"
+                )
     elif e == "leverage":
         for r in s["rows"]:
-            lines.append(f"p={r['p']:<7g} n={r['n_flips']:<8d} NLL lev {r['nll_lev']['median']:.3g}"
-                         f" [{r['nll_lev']['q25']:.3g}, {r['nll_lev']['q75']:.3g}]  PPL lev "
-                         f"{r['ppl_lev']['median']:.3g}  ΔNLL_non {r['dnll_non_median']:.2e} "
-                         f"(window SE {r['window_se_non_median']:.1e})")
+            lines.append(
+                f"p={r['p']:<7g} n={r['n_flips']:<8d} NLL lev {r['nll_lev']['median']:.3g}"
+                f" [{r['nll_lev']['q25']:.3g}, {r['nll_lev']['q75']:.3g}]  PPL lev "
+                f"{r['ppl_lev']['median']:.3g}  ΔNLL_non {r['dnll_non_median']:.2e} "
+                f"(window SE {r['window_se_non_median']:.1e})"
+            )
         if "prediction" in s:
-            lines.append(f"prediction: n·E[α²|out] {s['prediction']['n_E_alpha2_outlier']:.3g}, "
-                         f"energy ratio {s['prediction']['energy_ratio']:.3g}")
+            lines.append(
+                f"prediction: n·E[α²|out] {s['prediction']['n_E_alpha2_outlier']:.3g}, "
+                f"energy ratio {s['prediction']['energy_ratio']:.3g}"
+            )
     elif e == "alpha":
-        lines.append(f"{s['layer']}: Spearman(α², energy) {s['spearman_alpha2_energy']:.3f} "
-                     f"(paper 0.955); α median {s['alpha_ratio_median']:.4f} max "
-                     f"{s['alpha_ratio_max']:.3f}; per-token α median {s['alpha_tok_median']:.4f} "
-                     f"max {s['alpha_tok_max']:.3f}")
+        lines.append(
+            f"{s['layer']}: Spearman(α², energy) {s['spearman_alpha2_energy']:.3f} "
+            f"(paper 0.955); α median {s['alpha_ratio_median']:.4f} max "
+            f"{s['alpha_ratio_max']:.3f}; per-token α median {s['alpha_tok_median']:.4f} "
+            f"max {s['alpha_tok_max']:.3f}"
+        )
     else:
-        lines.append(f"{s['columns']} columns: Spearman(α², ΔNLL) {s['spearman']:.3f} (paper 0.927),"
-                     f" log-log slope {s['loglog_slope']:.2f} (paper 0.78), "
-                     f"{s['negative']} with ΔNLL ≤ 0")
+        lines.append(
+            f"{s['columns']} columns: Spearman(α², ΔNLL) {s['spearman']:.3f} (paper 0.927),"
+            f" log-log slope {s['loglog_slope']:.2f} (paper 0.78), "
+            f"{s['negative']} with ΔNLL ≤ 0"
+        )
     lines.append(f"measurement wall time {s['wall_s']:.1f} s")
     return "\n".join(lines)

@@ -80,7 +80,11 @@ def handout_html(caption: str, chapters: list[tuple[str, str]], mathjax_src: str
             continue
         secs.append(f"<section><h2>{_md_to_html(title)[3:-5]}</h2>{_md_to_html(md)}</section>")
     missing = [t for t, md in chapters if not md.strip()]
-    foot = (f"<p class='foot'>Not yet written: {html.escape(', '.join(missing))}.</p>" if missing else "")
+    foot = (
+        f"<p class='foot'>Not yet written: {html.escape(', '.join(missing))}.</p>"
+        if missing
+        else ""
+    )
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(caption)}</title>
 <style>{_CSS}</style>
 <script>window.MathJax = {{tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$']]}},
@@ -89,7 +93,7 @@ def handout_html(caption: str, chapters: list[tuple[str, str]], mathjax_src: str
 <h1>{html.escape(caption)}</h1>
 <div class="sub">One-page handout of the companion book: every result's statement, in the paper's voice, with where it comes from
 (abstract / author code / Lean / secondary / reconstruction = ours). Proofs, simulations and widgets are in the book.</div>
-<div class="cols">{''.join(secs)}</div>{foot}</body></html>"""
+<div class="cols">{"".join(secs)}</div>{foot}</body></html>"""
 
 
 def _parts(root: Path):
@@ -97,7 +101,11 @@ def _parts(root: Path):
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     for part in toc.get("parts", []):
-        docs = [c["file"] for c in part.get("chapters", []) if c.get("file", "").startswith(("book/sign_magnitude/", "book/dead_directions/"))]
+        docs = [
+            c["file"]
+            for c in part.get("chapters", [])
+            if c.get("file", "").startswith(("book/sign_magnitude/", "book/dead_directions/"))
+        ]
         if docs:
             yield part.get("caption", docs[0]), docs
 
@@ -128,15 +136,33 @@ def main(argv=None) -> int:
         name = "dong" if "sign_magnitude" in docs[0] else "shirodkar"
         chapters = [statement(root / f"{d}.md") for d in docs if (root / f"{d}.md").exists()]
         page = out / f"{name}.html"
-        page.write_text(handout_html(caption, chapters, "mathjax/tex-mml-chtml.js"), encoding="utf-8")
-        msg = f"  {page.relative_to(root)} ({sum(bool(md.strip()) for _, md in chapters)} statements)"
+        page.write_text(
+            handout_html(caption, chapters, "mathjax/tex-mml-chtml.js"), encoding="utf-8"
+        )
+        msg = (
+            f"  {page.relative_to(root)} ({sum(bool(md.strip()) for _, md in chapters)} statements)"
+        )
         if not args.no_pdf:
             pdf = out / f"{name}.pdf"
             with tempfile.TemporaryDirectory() as prof:
-                subprocess.run([_find_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                                "--no-first-run", f"--user-data-dir={prof}", "--virtual-time-budget=15000",
-                                "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()],
-                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+                subprocess.run(
+                    [
+                        _find_chromium(),
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--no-first-run",
+                        f"--user-data-dir={prof}",
+                        "--virtual-time-budget=15000",
+                        "--no-pdf-header-footer",
+                        f"--print-to-pdf={pdf}",
+                        page.as_uri(),
+                    ],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=120,
+                )
             pages = _pdf_pages(pdf)
             msg += f" -> {pdf.name}: {pages} page(s)"
             if pages != 1:

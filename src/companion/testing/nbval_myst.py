@@ -14,8 +14,11 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--run-heavy", action="store_true",
-                     help="also run chapters marked mystnb.execution_mode: off")
+    parser.addoption(
+        "--run-heavy",
+        action="store_true",
+        help="also run chapters marked mystnb.execution_mode: off",
+    )
 
 
 def _is_chapter(path) -> bool:

@@ -30,7 +30,6 @@ import functools
 import html.parser
 import http.server
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -40,11 +39,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 __all__ = ["check_site", "check_links", "check_launch_links", "main"]
 
-SKIP_DIRS = ("_static", "_sources", "_images", "_vendor", "assets")   # assets: the slides' vendored JS
+SKIP_DIRS = (
+    "_static",
+    "_sources",
+    "_images",
+    "_vendor",
+    "assets",
+)  # assets: the slides' vendored JS
 MAX_SHOT_HEIGHT = 16000
 
 # Run in the page once it has settled; returns a list of problems (strings) and a few counts.
@@ -231,22 +236,37 @@ def _find_chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    raise FileNotFoundError("`chromium` not found: install it with `apt-get install -y chromium` "
-                            "(the Makefile's site-test target does this when it is absent)")
+    raise FileNotFoundError(
+        "`chromium` not found: install it with `apt-get install -y chromium` "
+        "(the Makefile's site-test target does this when it is absent)"
+    )
 
 
 def _start_browser(profile: str):
-    cmd = [_find_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
-           f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"]
+    cmd = [
+        _find_chromium(),
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--mute-audio",
+        f"--user-data-dir={profile}",
+        "--remote-debugging-port=0",
+        "about:blank",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     t0 = time.time()
     while time.time() - t0 < 60:
         line = proc.stderr.readline()
         m = re.search(r"DevTools listening on (ws://\S+)", line)
         if m:
-            threading.Thread(target=proc.stderr.read, daemon=True).start()   # keep draining
+            threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep draining
             return proc, m.group(1)
         if proc.poll() is not None:
             break
@@ -259,7 +279,9 @@ def _event_problems(events, host) -> list[str]:
     for ev in events:
         m, p = ev["method"], ev.get("params", {})
         if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-            text = " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+            text = " ".join(
+                str(a.get("value", a.get("description", ""))) for a in p.get("args", [])
+            )
             out.append(f"console error: {text[:200]}")
         elif m == "Runtime.exceptionThrown":
             d = p.get("exceptionDetails", {})
@@ -267,9 +289,11 @@ def _event_problems(events, host) -> list[str]:
             out.append(f"uncaught exception: {text.splitlines()[0][:200] if text else d}")
         elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
             e = p["entry"]
-            if e.get("url", "").endswith("/favicon.ico"):   # the browser asks for it by itself
+            if e.get("url", "").endswith("/favicon.ico"):  # the browser asks for it by itself
                 continue
-            out.append(f"console error ({e.get('source')}): {e.get('text', '')[:160]} {e.get('url', '')[:100]}")
+            out.append(
+                f"console error ({e.get('source')}): {e.get('text', '')[:160]} {e.get('url', '')[:100]}"
+            )
         elif m == "Network.requestWillBeSent":
             url = p.get("request", {}).get("url", "")
             parts = urlsplit(url)
@@ -284,8 +308,9 @@ def _event_problems(events, host) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: bool, width: int,
-                       repo: Path):
+async def _check_pages(
+    root: Path, pages, shots: Path, *, timeout: float, dark: bool, width: int, repo: Path
+):
     from tornado.websocket import websocket_connect
 
     httpd = _serve(root)
@@ -297,11 +322,16 @@ async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: 
         conn = await websocket_connect(ws_url, max_message_size=512 * 2**20)
         cdp = _CDP(conn)
         target = (await cdp.send("Target.createTarget", {"url": "about:blank"}))["targetId"]
-        sid = (await cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
+        sid = (await cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True}))[
+            "sessionId"
+        ]
         for dom in ("Page", "Runtime", "Log", "Network"):
             await cdp.send(f"{dom}.enable", session=sid)
-        await cdp.send("Emulation.setDeviceMetricsOverride",
-                       {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session=sid)
+        await cdp.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+            session=sid,
+        )
         for rel in pages:
             t0 = time.perf_counter()
             res = PageResult(page=rel, seconds=0.0)
@@ -309,26 +339,55 @@ async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: 
             url = f"http://{host}/{rel}"
             await cdp.send("Page.navigate", {"url": url}, session=sid)
             await cdp.wait_event("Page.loadEventFired", timeout)
-            ready = await cdp.send("Runtime.evaluate", {"expression": _READY_JS % {"ms": int(timeout * 1000)},
-                                   "awaitPromise": True, "returnByValue": True}, session=sid,
-                                   timeout=timeout * 3 + 10)
-            out = (await cdp.send("Runtime.evaluate", {"expression": _PAGE_JS, "returnByValue": True},
-                                  session=sid))["result"]["value"]
+            ready = await cdp.send(
+                "Runtime.evaluate",
+                {
+                    "expression": _READY_JS % {"ms": int(timeout * 1000)},
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+                session=sid,
+                timeout=timeout * 3 + 10,
+            )
+            out = (
+                await cdp.send(
+                    "Runtime.evaluate", {"expression": _PAGE_JS, "returnByValue": True}, session=sid
+                )
+            )["result"]["value"]
             res.problems += out["problems"]
             res.notes = out["notes"] | {"settle_ms": ready.get("result", {}).get("value")}
-            res.screenshot = str(await _screenshot(cdp, sid, shots / (rel.replace("/", "__")[:-5] + ".png"), width))
+            res.screenshot = str(
+                await _screenshot(cdp, sid, shots / (rel.replace("/", "__")[:-5] + ".png"), width)
+            )
             if dark:
-                await cdp.send("Runtime.evaluate", {"expression":
-                               "localStorage.setItem('theme','dark'); localStorage.setItem('mode','dark');"
-                               "document.documentElement.dataset.theme='dark'; document.documentElement.dataset.mode='dark';"
-                               "new Promise(r => setTimeout(r, 300))", "awaitPromise": True}, session=sid)
-                bad = (await cdp.send("Runtime.evaluate", {"expression": _CONTRAST_JS, "returnByValue": True},
-                                      session=sid))["result"]["value"]
+                await cdp.send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": "localStorage.setItem('theme','dark'); localStorage.setItem('mode','dark');"
+                        "document.documentElement.dataset.theme='dark'; document.documentElement.dataset.mode='dark';"
+                        "new Promise(r => setTimeout(r, 300))",
+                        "awaitPromise": True,
+                    },
+                    session=sid,
+                )
+                bad = (
+                    await cdp.send(
+                        "Runtime.evaluate",
+                        {"expression": _CONTRAST_JS, "returnByValue": True},
+                        session=sid,
+                    )
+                )["result"]["value"]
                 res.problems += [f"dark mode: low contrast {b}" for b in bad[:5]]
-                await _screenshot(cdp, sid, shots / "dark" / (rel.replace("/", "__")[:-5] + ".png"), width)
-                await cdp.send("Runtime.evaluate", {"expression":
-                               "localStorage.setItem('theme','light'); localStorage.setItem('mode','light');"},
-                               session=sid)
+                await _screenshot(
+                    cdp, sid, shots / "dark" / (rel.replace("/", "__")[:-5] + ".png"), width
+                )
+                await cdp.send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": "localStorage.setItem('theme','light'); localStorage.setItem('mode','light');"
+                    },
+                    session=sid,
+                )
             res.problems = _event_problems(cdp.events, host) + res.problems
             res.problems += check_links(root, [rel]).get(rel, [])
             res.problems += check_launch_links(root, rel, repo)
@@ -353,10 +412,19 @@ async def _check_pages(root: Path, pages, shots: Path, *, timeout: float, dark: 
 
 async def _screenshot(cdp, sid, path: Path, width: int) -> Path:
     metrics = await cdp.send("Page.getLayoutMetrics", session=sid)
-    height = int(min(metrics.get("cssContentSize", metrics.get("contentSize"))["height"], MAX_SHOT_HEIGHT))
-    shot = await cdp.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                          "clip": {"x": 0, "y": 0, "width": width, "height": max(height, 200), "scale": 1}},
-                          session=sid, timeout=120)
+    height = int(
+        min(metrics.get("cssContentSize", metrics.get("contentSize"))["height"], MAX_SHOT_HEIGHT)
+    )
+    shot = await cdp.send(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": max(height, 200), "scale": 1},
+        },
+        session=sid,
+        timeout=120,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
@@ -403,14 +471,20 @@ def check_links(root: str | Path, pages=None) -> dict[str, list[str]]:
                 target = target / "index.html"
             if not target.exists():
                 bad.append(f"broken link: <{tag}> {link}")
-            elif parts.fragment and target.suffix == ".html" and parts.fragment not in parse(target).ids:
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and parts.fragment not in parse(target).ids
+            ):
                 bad.append(f"broken anchor: {link}")
         if bad:
             problems[rel] = sorted(set(bad))
     return problems
 
 
-_LAUNCH = re.compile(r'href="(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/([^"]+))"')
+_LAUNCH = re.compile(
+    r'href="(https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/([^"]+))"'
+)
 
 
 def check_launch_links(root: str | Path, page: str, repo: str | Path = ".") -> list[str]:
@@ -437,8 +511,16 @@ def _pages(root: Path, patterns=None) -> list[str]:
     return out
 
 
-def check_site(html_dir="_build/html", shots="_build/screenshots", *, pages=None, timeout=20.0,
-               dark=True, width=1280, repo=".") -> list[PageResult]:
+def check_site(
+    html_dir="_build/html",
+    shots="_build/screenshots",
+    *,
+    pages=None,
+    timeout=20.0,
+    dark=True,
+    width=1280,
+    repo=".",
+) -> list[PageResult]:
     """Open every page of ``html_dir``; return one :class:`PageResult` per page."""
     root = Path(html_dir).resolve()
     if not (root / "index.html").exists():
@@ -447,7 +529,9 @@ def check_site(html_dir="_build/html", shots="_build/screenshots", *, pages=None
     shutil.rmtree(shots, ignore_errors=True)
     pages = _pages(root, pages)
     repo = Path(repo).resolve()
-    return asyncio.run(_check_pages(root, pages, shots, timeout=timeout, dark=dark, width=width, repo=repo))
+    return asyncio.run(
+        _check_pages(root, pages, shots, timeout=timeout, dark=dark, width=width, repo=repo)
+    )
 
 
 def main(argv=None) -> int:
@@ -460,15 +544,22 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     print(f"site check: {args.html} in headless {_find_chromium()}", flush=True)
-    results = check_site(args.html, args.out, pages=args.pages, timeout=args.timeout, dark=not args.no_dark)
+    results = check_site(
+        args.html, args.out, pages=args.pages, timeout=args.timeout, dark=not args.no_dark
+    )
     total = time.perf_counter() - t0
     failed = [r for r in results if r.problems]
-    report = {"pages": [r.__dict__ for r in results], "seconds": round(total, 1),
-              "seconds_per_page": round(sum(r.seconds for r in results) / max(len(results), 1), 2)}
+    report = {
+        "pages": [r.__dict__ for r in results],
+        "seconds": round(total, 1),
+        "seconds_per_page": round(sum(r.seconds for r in results) / max(len(results), 1), 2),
+    }
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "report.json").write_text(json.dumps(report, indent=1))
-    print(f"site check: {len(results)} pages, {len(failed)} with problems, {total:.1f} s "
-          f"({report['seconds_per_page']} s/page in the browser); screenshots in {args.out}/")
+    print(
+        f"site check: {len(results)} pages, {len(failed)} with problems, {total:.1f} s "
+        f"({report['seconds_per_page']} s/page in the browser); screenshots in {args.out}/"
+    )
     return 1 if failed or not results else 0
 
 

@@ -30,10 +30,34 @@ from pathlib import Path
 
 __all__ = ["myst_to_markdown", "chapter_deck", "main"]
 
-_THEOREMS = {"theorem", "definition", "lemma", "proposition", "corollary", "conjecture", "remark",
-             "example", "property", "observation", "assumption", "axiom", "criterion", "algorithm"}
-_ADMONITIONS = {"note", "tip", "warning", "important", "hint", "caution", "attention", "danger",
-                "error", "seealso"}
+_THEOREMS = {
+    "theorem",
+    "definition",
+    "lemma",
+    "proposition",
+    "corollary",
+    "conjecture",
+    "remark",
+    "example",
+    "property",
+    "observation",
+    "assumption",
+    "axiom",
+    "criterion",
+    "algorithm",
+}
+_ADMONITIONS = {
+    "note",
+    "tip",
+    "warning",
+    "important",
+    "hint",
+    "caution",
+    "attention",
+    "danger",
+    "error",
+    "seealso",
+}
 _OPEN = re.compile(r"^(\s*)(`{3,}|:{3,})\{([\w:-]+)\}\s*(.*)$")
 _PLAIN_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
@@ -56,8 +80,12 @@ def _render(name: str, arg: str, body: list[str]) -> list[str]:
     while text and not text[0].strip():
         text.pop(0)
     kind = name.split(":")[-1]
-    if name == "solution" or kind == "solution" or name in ("glue:figure", "glue", "bibliography",
-                                                            "nb-exec-table", "toctree", "tableofcontents"):
+    if (
+        name == "solution"
+        or kind == "solution"
+        or name
+        in ("glue:figure", "glue", "bibliography", "nb-exec-table", "toctree", "tableofcontents")
+    ):
         return []
     if name == "math":
         return ["$$", *text, "$$"]
@@ -88,7 +116,7 @@ def myst_to_markdown(src: str) -> str:
     """
     lines = src.splitlines()
     out: list[str] = []
-    stack: list[dict] = []          # open directives
+    stack: list[dict] = []  # open directives
 
     def emit(items):
         (stack[-1]["body"] if stack else out).extend(items)
@@ -96,16 +124,21 @@ def myst_to_markdown(src: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if re.match(r"^\([\w:-]+\)=\s*$", line):        # a (label)= target
+        if re.match(r"^\([\w:-]+\)=\s*$", line):  # a (label)= target
             i += 1
             continue
         m = _OPEN.match(line)
         if m:
             fence = m.group(2)
-            node = {"char": fence[0], "len": len(fence), "name": m.group(3), "arg": m.group(4).strip(),
-                    "body": []}
+            node = {
+                "char": fence[0],
+                "len": len(fence),
+                "name": m.group(3),
+                "arg": m.group(4).strip(),
+                "body": [],
+            }
             i += 1
-            while i < len(lines) and re.match(r"^\s*:[\w-]+:", lines[i]):   # options
+            while i < len(lines) and re.match(r"^\s*:[\w-]+:", lines[i]):  # options
                 i += 1
             stack.append(node)
             continue
@@ -118,13 +151,15 @@ def myst_to_markdown(src: str) -> str:
                 i += 1
                 continue
         m = _PLAIN_FENCE.match(line)
-        if m:                       # an ordinary code block: copy it through unchanged
+        if m:  # an ordinary code block: copy it through unchanged
             fence = m.group(2)
             block = [line]
             i += 1
             while i < len(lines):
                 block.append(lines[i])
-                if lines[i].strip().startswith(fence[0] * len(fence)) and not lines[i].strip().strip(fence[0]):
+                if lines[i].strip().startswith(fence[0] * len(fence)) and not lines[
+                    i
+                ].strip().strip(fence[0]):
                     break
                 i += 1
             emit(block)
@@ -132,7 +167,7 @@ def myst_to_markdown(src: str) -> str:
             continue
         emit([_ROLE.sub(_role, line)])
         i += 1
-    while stack:                    # unterminated directive: keep its body
+    while stack:  # unterminated directive: keep its body
         node = stack.pop()
         emit(_render(node["name"], node["arg"], node["body"]))
     return "\n".join(out).strip("\n") + ("\n" if out else "")
@@ -141,8 +176,10 @@ def myst_to_markdown(src: str) -> str:
 def _has_visual(cell) -> bool:
     for o in cell.get("outputs", []):
         data = o.get("data", {})
-        if any(k.startswith("image/") or k in ("application/vnd.jupyter.widget-view+json", "text/html")
-               for k in data):
+        if any(
+            k.startswith("image/") or k in ("application/vnd.jupyter.widget-view+json", "text/html")
+            for k in data
+        ):
             return True
     return False
 
@@ -209,7 +246,7 @@ def _executed(root: Path, doc: str, *, timeout: int):
     src = root / f"{doc}.md"
     nb = jupytext.read(src)
     cache_dir = root / "_build" / ".jupyter_cache"
-    if cache_dir.exists():      # the outputs the site shows, if the cache matches this source
+    if cache_dir.exists():  # the outputs the site shows, if the cache matches this source
         from jupyter_cache import get_cache
 
         try:
@@ -221,19 +258,25 @@ def _executed(root: Path, doc: str, *, timeout: int):
         return nb, "not executed (full-scale chapter)"
     from nbclient import NotebookClient
 
-    env_backend = os.environ.pop("MPLBACKEND", None)   # inline backend in the kernel
+    env_backend = os.environ.pop("MPLBACKEND", None)  # inline backend in the kernel
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(src.parent)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(src.parent)}},
+        ).execute()
     finally:
         if env_backend is not None:
             os.environ["MPLBACKEND"] = env_backend
     return nb, "executed here"
 
 
-_MATHJAX3_CONFIG = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
-                    "displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true, tags: 'ams'}};"
-                    "</script>\n")
+_MATHJAX3_CONFIG = (
+    "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+    "displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true, tags: 'ams'}};"
+    "</script>\n"
+)
 
 
 def _offline(html: str) -> str:
@@ -241,12 +284,18 @@ def _offline(html: str) -> str:
     html = re.sub(r'<script src="https://[^"]*jquery[^"]*"></script>\s*', "", html)
     html = re.sub(r'<script type="module">\s*import mermaid.*?</script>\s*', "", html, flags=re.S)
     html = re.sub(r'<script type="text/x-mathjax-config">.*?</script>\s*', "", html, flags=re.S)
-    html = html.replace('<script src="assets/mathjax/', _MATHJAX3_CONFIG + '<script src="assets/mathjax/', 1)
-    html = html.replace("https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/font-awesome.min.css",
-                        "assets/font-awesome/css/font-awesome.min.css")
+    html = html.replace(
+        '<script src="assets/mathjax/', _MATHJAX3_CONFIG + '<script src="assets/mathjax/', 1
+    )
+    html = html.replace(
+        "https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/font-awesome.min.css",
+        "assets/font-awesome/css/font-awesome.min.css",
+    )
     # the white theme upper-cases headings, which would turn a typeset pi into a capital Pi
     style = "<style>.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }</style>\n"
-    return html.replace("</head>", style + '<script src="assets/companion.js"></script>\n</head>', 1)
+    return html.replace(
+        "</head>", style + '<script src="assets/companion.js"></script>\n</head>', 1
+    )
 
 
 def chapter_deck(root: Path, doc: str, out: Path, *, timeout: int = 600) -> tuple[Path, str]:
@@ -256,19 +305,28 @@ def chapter_deck(root: Path, doc: str, out: Path, *, timeout: int = 600) -> tupl
     nb, origin = _executed(root, doc, timeout=timeout)
     here = Path(doc).parent
 
-    def deck_link(m):      # a link to another chapter's source -> that chapter's deck
+    def deck_link(m):  # a link to another chapter's source -> that chapter's deck
         target = os.path.normpath(here / (m.group(1) + ".md"))
         return f"]({Path(target).with_suffix('').as_posix().removeprefix('book/').replace('/', '__')}.slides.html)"
 
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = re.sub(r"\]\(((?!https?:)[^)#\s]+)\.(?:md|ipynb)(?:#[^)]*)?\)", deck_link, cell.source)
+            cell.source = re.sub(
+                r"\]\(((?!https?:)[^)#\s]+)\.(?:md|ipynb)(?:#[^)]*)?\)", deck_link, cell.source
+            )
     exporter = SlidesExporter(
-        reveal_url_prefix="assets/reveal.js", reveal_theme="white", reveal_scroll=True,
-        reveal_transition="none", reveal_number="c/t",
-        require_js_url="assets/widgets/require.js", widget_renderer_url="assets/widgets/embed-amd.js",
-        mathjax_url="assets/mathjax/tex-mml-chtml.js", font_awesome_url="assets/font-awesome/css/font-awesome.min.css",
-        exclude_input_prompt=True, exclude_output_prompt=True)
+        reveal_url_prefix="assets/reveal.js",
+        reveal_theme="white",
+        reveal_scroll=True,
+        reveal_transition="none",
+        reveal_number="c/t",
+        require_js_url="assets/widgets/require.js",
+        widget_renderer_url="assets/widgets/embed-amd.js",
+        mathjax_url="assets/mathjax/tex-mml-chtml.js",
+        font_awesome_url="assets/font-awesome/css/font-awesome.min.css",
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
     body, _ = exporter.from_notebook_node(to_slides(nb))
     path = out / (doc.removeprefix("book/").replace("/", "__") + ".slides.html")
     path.write_text(_offline(body), encoding="utf-8")
@@ -314,18 +372,30 @@ def main(argv=None) -> int:
             continue
         try:
             path, origin = chapter_deck(root, doc, out, timeout=args.timeout)
-        except Exception as err:   # report every chapter, then fail
+        except Exception as err:  # report every chapter, then fail
             failed.append(doc)
-            print(f"  {doc}: FAILED {type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}", flush=True)
+            print(
+                f"  {doc}: FAILED {type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}",
+                flush=True,
+            )
             continue
-        print(f"  {path.relative_to(root)}  {path.stat().st_size / 1e6:.1f} MB  {time.perf_counter() - t0:.1f} s  ({origin})",
-              flush=True)
+        print(
+            f"  {path.relative_to(root)}  {path.stat().st_size / 1e6:.1f} MB  {time.perf_counter() - t0:.1f} s  ({origin})",
+            flush=True,
+        )
     decks = sorted(out.glob("*.slides.html"))
     (out / "index.html").write_text(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Slides</title></head><body>"
-        "<h1>Chapter slides</h1><ul>" + "".join(f"<li><a href='{d.name}'>{d.name.removesuffix('.slides.html')}</a></li>"
-                                                 for d in decks) + "</ul></body></html>", encoding="utf-8")
-    print(f"slides: {len(docs) - len(failed)} of {len(docs)} decks in {out} ({time.perf_counter() - t_all:.0f} s)")
+        "<h1>Chapter slides</h1><ul>"
+        + "".join(
+            f"<li><a href='{d.name}'>{d.name.removesuffix('.slides.html')}</a></li>" for d in decks
+        )
+        + "</ul></body></html>",
+        encoding="utf-8",
+    )
+    print(
+        f"slides: {len(docs) - len(failed)} of {len(docs)} decks in {out} ({time.perf_counter() - t_all:.0f} s)"
+    )
     return 1 if failed else 0
 
 

@@ -20,12 +20,25 @@ def main(root: str = ".") -> int:
     out = root / "_build" / "structural"
     out.mkdir(parents=True, exist_ok=True)
     alt = out / "_config.yml"
-    alt.write_text(cfg.replace("execute_notebooks: cache", "execute_notebooks: \"off\"")
-                   .replace("bibtex_bibfiles: [references.bib]",
-                            f"bibtex_bibfiles: [{root / 'references.bib'}]"), encoding="utf-8")
+    alt.write_text(
+        cfg.replace("execute_notebooks: cache", 'execute_notebooks: "off"').replace(
+            "bibtex_bibfiles: [references.bib]", f"bibtex_bibfiles: [{root / 'references.bib'}]"
+        ),
+        encoding="utf-8",
+    )
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going", "--config", str(alt),
-           "--path-output", str(out)]
+    cmd = [
+        str(jb),
+        "build",
+        str(root),
+        "-W",
+        "-n",
+        "--keep-going",
+        "--config",
+        str(alt),
+        "--path-output",
+        str(out),
+    ]
     print("structural build:", " ".join(cmd), flush=True)
     return subprocess.call(cmd)
 

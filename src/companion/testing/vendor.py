@@ -20,13 +20,11 @@ matches :data:`PACKAGES`.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -38,19 +36,30 @@ __all__ = ["PACKAGES", "vendor", "main"]
 PACKAGES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "@jupyter-widgets/html-manager": ("1.0.6", [("package/dist/", "site/widgets/")]),
     "requirejs": ("2.3.7", [("package/require.js", "site/widgets/require.js")]),
-    "mathjax": ("3.2.2", [
-        ("package/es5/tex-mml-chtml.js", "site/mathjax/tex-mml-chtml.js"),
-        ("package/es5/output/chtml", "site/mathjax/output/chtml"),
-        ("package/es5/input/", "site/mathjax/input/"),
-        ("package/es5/ui/", "site/mathjax/ui/"),
-        ("package/es5/a11y/", "site/mathjax/a11y/"),
-        ("package/es5/sre/", "site/mathjax/sre/"),
-    ]),
+    "mathjax": (
+        "3.2.2",
+        [
+            ("package/es5/tex-mml-chtml.js", "site/mathjax/tex-mml-chtml.js"),
+            ("package/es5/output/chtml", "site/mathjax/output/chtml"),
+            ("package/es5/input/", "site/mathjax/input/"),
+            ("package/es5/ui/", "site/mathjax/ui/"),
+            ("package/es5/a11y/", "site/mathjax/a11y/"),
+            ("package/es5/sre/", "site/mathjax/sre/"),
+        ],
+    ),
     # Font Awesome 4: the icons of matplotlib's to_jshtml frame player (it links 4.4 from maxcdn;
     # companion.book_ext points that link here).
-    "font-awesome": ("4.7.0", [("package/css/", "site/font-awesome/css/"),
-                               ("package/fonts/", "site/font-awesome/fonts/")]),
-    "reveal.js": ("4.6.1", [("package/dist/", "reveal.js/dist/"), ("package/plugin/", "reveal.js/plugin/")]),
+    "font-awesome": (
+        "4.7.0",
+        [
+            ("package/css/", "site/font-awesome/css/"),
+            ("package/fonts/", "site/font-awesome/fonts/"),
+        ],
+    ),
+    "reveal.js": (
+        "4.6.1",
+        [("package/dist/", "reveal.js/dist/"), ("package/plugin/", "reveal.js/plugin/")],
+    ),
 }
 # Source maps are 10+ MB and never needed by a reader; embed.js is the non-AMD build
 # (myst-nb and nbconvert load embed-amd.js through require.js).
@@ -67,8 +76,12 @@ def _tarball(name: str, version: str, cache: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     npm = shutil.which("npm")
     if npm:
-        subprocess.run([npm, "pack", "--silent", f"{name}@{version}"], cwd=cache, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [npm, "pack", "--silent", f"{name}@{version}"],
+            cwd=cache,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     else:
         base = name.split("/")[-1]
         url = f"{REGISTRY}/{name}/-/{base}-{version}.tgz"
@@ -86,9 +99,12 @@ def _extract(tgz: Path, rules, dest: Path) -> int:
             if not member.isfile() or member.name.endswith(_SKIP_SUFFIXES):
                 continue
             for src, dst in rules:
-                if member.name == src or (src.endswith("/") and member.name.startswith(src)) \
-                        or member.name.startswith(src.rstrip("/") + "/"):
-                    rel = member.name[len(src.rstrip("/")):].lstrip("/")
+                if (
+                    member.name == src
+                    or (src.endswith("/") and member.name.startswith(src))
+                    or member.name.startswith(src.rstrip("/") + "/")
+                ):
+                    rel = member.name[len(src.rstrip("/")) :].lstrip("/")
                     target = dest / dst if not rel else dest / dst.rstrip("/") / rel
                     target.parent.mkdir(parents=True, exist_ok=True)
                     with tar.extractfile(member) as fh:
@@ -105,7 +121,9 @@ def vendor(dest: str | Path = "_vendor", *, force: bool = False, quiet: bool = F
     wanted = {k: v[0] for k, v in PACKAGES.items()}
     if not force and stamp.exists() and json.loads(stamp.read_text())["packages"] == wanted:
         if not quiet:
-            print(f"vendor: {dest} is up to date ({', '.join(f'{k}@{v}' for k, v in wanted.items())})")
+            print(
+                f"vendor: {dest} is up to date ({', '.join(f'{k}@{v}' for k, v in wanted.items())})"
+            )
         return wanted
     t0 = time.perf_counter()
     cache = dest / ".npm-cache"
@@ -118,11 +136,17 @@ def vendor(dest: str | Path = "_vendor", *, force: bool = False, quiet: bool = F
             raise RuntimeError(f"`{name}@{version}` has none of the expected files {rules}")
     seconds = time.perf_counter() - t0
     size = sum(p.stat().st_size for p in (dest / "site").rglob("*") if p.is_file())
-    stamp.write_text(json.dumps({"packages": wanted, "files": counts, "seconds": round(seconds, 1),
-                                 "site_bytes": size}, indent=1))
+    stamp.write_text(
+        json.dumps(
+            {"packages": wanted, "files": counts, "seconds": round(seconds, 1), "site_bytes": size},
+            indent=1,
+        )
+    )
     if not quiet:
-        print(f"vendor: {sum(counts.values())} files from {len(counts)} npm packages in {seconds:.1f} s; "
-              f"{size / 2**20:.1f} MiB go into the site ({dest / 'site'})")
+        print(
+            f"vendor: {sum(counts.values())} files from {len(counts)} npm packages in {seconds:.1f} s; "
+            f"{size / 2**20:.1f} MiB go into the site ({dest / 'site'})"
+        )
     return wanted
 
 

@@ -11,8 +11,14 @@ from scipy.special import gammaln
 from companion._validate import as_generator, check_choice, check_int, check_real
 from companion.stats import MCEstimate, mean_estimate
 
-__all__ = ["DISTRIBUTIONS", "absolute_moments", "bussgang_cos2", "row_cos2", "sample_weights",
-           "simulate_bussgang_cos2"]
+__all__ = [
+    "DISTRIBUTIONS",
+    "absolute_moments",
+    "bussgang_cos2",
+    "row_cos2",
+    "sample_weights",
+    "simulate_bussgang_cos2",
+]
 
 #: Weight distributions of Fact 1's widget, with their parameters.
 DISTRIBUTIONS = ("gaussian", "laplace", "student_t", "uniform")
@@ -25,7 +31,9 @@ def _check_params(dist: str, nu) -> float | None:
     return None
 
 
-def absolute_moments(dist: str = "gaussian", *, nu: float = 5.0) -> tuple[float, float, float, float]:
+def absolute_moments(
+    dist: str = "gaussian", *, nu: float = 5.0
+) -> tuple[float, float, float, float]:
     """E|w|, E[w^2], E|w|^3, E[w^4] for a unit-scale weight distribution.
 
     The cos^2 is scale-free, so every distribution uses its standard scale
@@ -45,12 +53,21 @@ def absolute_moments(dist: str = "gaussian", *, nu: float = 5.0) -> tuple[float,
         return (1.0, 2.0, 6.0, 24.0)
     if dist == "uniform":
         return (0.5, 1 / 3, 0.25, 0.2)
+
     # Student-t: E|w|^k = nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2) / (sqrt(pi) Gamma(nu/2)), k < nu
     def mom(k):
         if k >= nu:
             return np.inf
-        return float(np.exp(k / 2 * np.log(nu) + gammaln((k + 1) / 2) + gammaln((nu - k) / 2)
-                            - 0.5 * np.log(np.pi) - gammaln(nu / 2)))
+        return float(
+            np.exp(
+                k / 2 * np.log(nu)
+                + gammaln((k + 1) / 2)
+                + gammaln((nu - k) / 2)
+                - 0.5 * np.log(np.pi)
+                - gammaln(nu / 2)
+            )
+        )
+
     return (mom(1), mom(2), mom(3), mom(4))
 
 
@@ -124,8 +141,9 @@ def row_cos2(W) -> np.ndarray:
     return l1**2 / (W.shape[1] * l2sq)
 
 
-def simulate_bussgang_cos2(n: int, *, dist: str = "gaussian", samples: int = 2000,
-                           nu: float = 5.0, rng=None) -> MCEstimate:
+def simulate_bussgang_cos2(
+    n: int, *, dist: str = "gaussian", samples: int = 2000, nu: float = 5.0, rng=None
+) -> MCEstimate:
     """Monte Carlo estimate of E[cos^2(w, sign w)] over ``samples`` random rows of width ``n``.
 
     Compare it with ``bussgang_cos2(dist, n=n)`` (finite width) or the limit.
@@ -138,5 +156,5 @@ def simulate_bussgang_cos2(n: int, *, dist: str = "gaussian", samples: int = 200
     """
     n = check_int(n, "n", low=2)
     samples = check_int(samples, "samples", low=2)
-    w = sample_weights((samples, n), dist, nu=nu, rng=rng)   # (samples, n)
+    w = sample_weights((samples, n), dist, nu=nu, rng=rng)  # (samples, n)
     return mean_estimate(row_cos2(w))

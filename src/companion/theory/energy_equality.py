@@ -68,8 +68,8 @@ def simulate_energy_equality(delta_W, *, samples: int = 4000, rng=None) -> MCEst
     samples = check_int(samples, "samples", low=2)
     if dW.shape[1] < 2:
         raise ValueError(f"`delta_W` must have at least 2 columns (n >= 2); got shape {dW.shape}")
-    x = sphere_inputs(samples, dW.shape[1], rng=rng)      # (samples, n)
-    dz = x @ dW.T                                         # (samples, m)
+    x = sphere_inputs(samples, dW.shape[1], rng=rng)  # (samples, n)
+    dz = x @ dW.T  # (samples, m)
     return mean_estimate(np.sum(dz * dz, axis=1))
 
 
@@ -154,8 +154,9 @@ class SingleLayerResult:
     energy_ratio: MCEstimate
 
 
-def simulate_single_layer(p: float, n: int, m: int | None = None, *, samples: int = 500,
-                          seeds: int = 8, rng=None) -> SingleLayerResult:
+def simulate_single_layer(
+    p: float, n: int, m: int | None = None, *, samples: int = 500, seeds: int = 8, rng=None
+) -> SingleLayerResult:
     """Simulate one linear layer ``z = W x`` under the three Frobenius-matched perturbations.
 
     Each of ``seeds`` independent draws has its own W (N(0, 1/n)), its own flip mask
@@ -176,24 +177,35 @@ def simulate_single_layer(p: float, n: int, m: int | None = None, *, samples: in
     g = as_generator(rng)
     rs, rn, rm, ts, tn, es, en = ([] for _ in range(7))
     for _ in range(seeds):
-        W = gaussian_weights(m, n, rng=g)                      # (m, n)
-        ds = sign_flip_delta(W, p, rng=g)                       # (m, n)
+        W = gaussian_weights(m, n, rng=g)  # (m, n)
+        ds = sign_flip_delta(W, p, rng=g)  # (m, n)
         norm = float(np.linalg.norm(ds))
-        dn = independent_noise_delta(W, norm, rng=g)            # (m, n)
-        dm = magnitude_delta(W, norm)                           # (m, n)
-        x = sphere_inputs(samples, n, rng=g)                    # (samples, n)
-        z = x @ W.T                                             # (samples, m)
+        dn = independent_noise_delta(W, norm, rng=g)  # (m, n)
+        dm = magnitude_delta(W, norm)  # (m, n)
+        x = sphere_inputs(samples, n, rng=g)  # (samples, n)
+        z = x @ W.T  # (samples, m)
         zz = np.sum(z * z, axis=1)
         out = []
         for d in (ds, dn, dm):
-            dz = x @ d.T                                        # (samples, m)
+            dz = x @ d.T  # (samples, m)
             e = np.sum(dz * dz, axis=1)
             r = np.divide(np.sum(z * dz, axis=1) ** 2, zz * e, out=np.zeros_like(e), where=e > 0)
             out.append((r, e))
         (r_s, e_s), (r_n, e_n), (r_m, _) = out
-        rs.append(r_s.mean()); rn.append(r_n.mean()); rm.append(r_m.mean())
-        ts.append(np.sum((1 - r_s) * e_s)); tn.append(np.sum((1 - r_n) * e_n))
-        es.append(e_s.sum()); en.append(e_n.sum())
-    return SingleLayerResult(p=p, n=n, m=m, R_sign=mean_estimate(rs), R_noise=mean_estimate(rn),
-                             R_magnitude=mean_estimate(rm), T_ratio=ratio_estimate(tn, ts),
-                             energy_ratio=ratio_estimate(es, en))
+        rs.append(r_s.mean())
+        rn.append(r_n.mean())
+        rm.append(r_m.mean())
+        ts.append(np.sum((1 - r_s) * e_s))
+        tn.append(np.sum((1 - r_n) * e_n))
+        es.append(e_s.sum())
+        en.append(e_n.sum())
+    return SingleLayerResult(
+        p=p,
+        n=n,
+        m=m,
+        R_sign=mean_estimate(rs),
+        R_noise=mean_estimate(rn),
+        R_magnitude=mean_estimate(rm),
+        T_ratio=ratio_estimate(tn, ts),
+        energy_ratio=ratio_estimate(es, en),
+    )

@@ -27,12 +27,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import (as_generator, check_finite_array, check_int, check_real)
+from companion._validate import as_generator, check_finite_array, check_int, check_real
 from companion.theory.ln_kernel import inverse_scale_direction, sample_gamma
 from companion.theory.norms import layernorm
 
-__all__ = ["KronSpectrum", "LNSoftmaxHead", "categorical_fisher", "kfac_lift",
-           "kfac_quadratic_form", "ln_softmax_head", "softmax"]
+__all__ = [
+    "KronSpectrum",
+    "LNSoftmaxHead",
+    "categorical_fisher",
+    "kfac_lift",
+    "kfac_quadratic_form",
+    "ln_softmax_head",
+    "softmax",
+]
 
 
 def _check_psd_factor(M, name: str) -> np.ndarray:
@@ -40,7 +47,9 @@ def _check_psd_factor(M, name: str) -> np.ndarray:
     if M.shape[0] != M.shape[1] or M.shape[0] < 1:
         raise ValueError(f"`{name}` must be a square matrix; got shape {M.shape}")
     if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(M).max())):
-        raise ValueError(f"`{name}` must be symmetric; got an asymmetric {M.shape[0]}x{M.shape[1]} matrix")
+        raise ValueError(
+            f"`{name}` must be symmetric; got an asymmetric {M.shape[0]}x{M.shape[1]} matrix"
+        )
     return 0.5 * (M + M.T)
 
 
@@ -113,9 +122,9 @@ def kfac_lift(A, G) -> KronSpectrum:
     """
     A = _check_psd_factor(A, "A")
     G = _check_psd_factor(G, "G")
-    alpha, Va = np.linalg.eigh(A)                                   # (dA,), (dA, dA)
-    kappa, Vg = np.linalg.eigh(G)                                   # (dG,), (dG, dG)
-    prods = np.outer(alpha, kappa)                                  # (dA, dG)
+    alpha, Va = np.linalg.eigh(A)  # (dA,), (dA, dA)
+    kappa, Vg = np.linalg.eigh(G)  # (dG,), (dG, dG)
+    prods = np.outer(alpha, kappa)  # (dA, dG)
     order = np.argsort(prods, axis=None, kind="stable")
     ii, jj = np.unravel_index(order, prods.shape)
     return KronSpectrum(prods.ravel()[order], np.stack([ii, jj], axis=1), alpha, Va, kappa, Vg)
@@ -136,7 +145,9 @@ def kfac_quadratic_form(A, G, dW) -> float:
     G = _check_psd_factor(G, "G")
     dW = check_finite_array(dW, "dW", ndim=2)
     if dW.shape != (G.shape[0], A.shape[0]):
-        raise ValueError(f"`dW` must have shape (dG, dA) = {(G.shape[0], A.shape[0])}; got shape {dW.shape}")
+        raise ValueError(
+            f"`dW` must have shape (dG, dA) = {(G.shape[0], A.shape[0])}; got shape {dW.shape}"
+        )
     return float(np.einsum("ij,jk,ik->", dW, A, G @ dW))
 
 
@@ -169,9 +180,11 @@ def categorical_fisher(logits, dlogits) -> float:
     z = check_finite_array(logits, "logits", ndim=2)
     dz = check_finite_array(dlogits, "dlogits", ndim=2)
     if dz.shape != z.shape:
-        raise ValueError(f"`dlogits` must have the shape of `logits` {z.shape}; got shape {dz.shape}")
-    p = softmax(z)                                                  # (N, V)
-    m = np.sum(p * dz, axis=1, keepdims=True)                       # (N, 1) E_p[dz]
+        raise ValueError(
+            f"`dlogits` must have the shape of `logits` {z.shape}; got shape {dz.shape}"
+        )
+    p = softmax(z)  # (N, V)
+    m = np.sum(p * dz, axis=1, keepdims=True)  # (N, 1) E_p[dz]
     return float(np.mean(np.sum(p * (dz - m) ** 2, axis=1)))
 
 
@@ -222,7 +235,7 @@ class LNSoftmaxHead:
         beta = self.beta if beta is None else np.asarray(beta, dtype=np.float64)
         h = self.h
         if self.tied:
-            h = h + (W - self.W)[self.tokens] @ self.M               # (N, d) embeddings moved too
+            h = h + (W - self.W)[self.tokens] @ self.M  # (N, d) embeddings moved too
         return layernorm(h, self.gamma, beta, self.eps) @ W.T + b
 
     def dlogits(self, dW, db=None, dbeta=None) -> np.ndarray:
@@ -234,13 +247,13 @@ class LNSoftmaxHead:
         if dW.shape != self.W.shape:
             raise ValueError(f"`dW` must have shape {self.W.shape}; got shape {dW.shape}")
         y = self.y
-        dz = y @ dW.T                                               # (N, V)
+        dz = y @ dW.T  # (N, V)
         if db is not None:
             dz = dz + check_finite_array(db, "db", ndim=1)
         if dbeta is not None:
             dz = dz + check_finite_array(dbeta, "dbeta", ndim=1) @ self.W.T
         if self.tied:
-            dh = dW[self.tokens] @ self.M                           # (N, d) input change
+            dh = dW[self.tokens] @ self.M  # (N, d) input change
             # LN Jacobian applied row-wise: gamma * (P dh - z <z, P dh>/d) / s
             hc = self.h - self.h.mean(axis=1, keepdims=True)
             s = np.sqrt(np.mean(hc * hc, axis=1, keepdims=True) + self.eps)
@@ -263,7 +276,7 @@ class LNSoftmaxHead:
             A = yc.T @ yc / y.shape[0]
         else:
             A = y.T @ y / y.shape[0]
-        p = softmax(self.logits())                                  # (N, V)
+        p = softmax(self.logits())  # (N, V)
         G = np.diag(p.mean(axis=0)) - p.T @ p / p.shape[0]
         return A, G
 
@@ -286,9 +299,18 @@ class LNSoftmaxHead:
         return np.asarray(out)
 
 
-def ln_softmax_head(V: int = 20, d: int = 16, *, n: int = 400, beta_scale: float = 1.0,
-                    gamma_sigma: float = 0.5, eps: float = 1e-5, tied: bool = False,
-                    bias: bool = True, rng=None) -> LNSoftmaxHead:
+def ln_softmax_head(
+    V: int = 20,
+    d: int = 16,
+    *,
+    n: int = 400,
+    beta_scale: float = 1.0,
+    gamma_sigma: float = 0.5,
+    eps: float = 1e-5,
+    tied: bool = False,
+    bias: bool = True,
+    rng=None,
+) -> LNSoftmaxHead:
     """Build a random LayerNorm-fed softmax head (used in {prf:ref}`thm-kfac-lift`).
 
     ``gamma`` log-normal(0, ``gamma_sigma``) with random signs, ``beta ~ beta_scale N(0, I)``,
@@ -310,12 +332,12 @@ def ln_softmax_head(V: int = 20, d: int = 16, *, n: int = 400, beta_scale: float
     beta_scale = check_real(beta_scale, "beta_scale", low=0.0)
     eps = check_real(eps, "eps", low=0.0)
     g = as_generator(rng)
-    gamma = sample_gamma(d, gamma_sigma, signs=True, rng=g)         # (d,)
-    beta = beta_scale * g.standard_normal(d)                        # (d,)
-    W = g.standard_normal((V, d)) / np.sqrt(d)                      # (V, d) head
-    b = g.standard_normal(V) if bias else np.zeros(V)               # (V,)
-    E = W if tied else g.standard_normal((V, d)) / np.sqrt(d)       # (V, d) embedding
-    M = g.standard_normal((d, d)) / np.sqrt(d) + np.eye(d)          # (d, d) "body"
-    tokens = g.integers(0, V, n)                                    # (n,)
-    h = E[tokens] @ M + 0.5 * g.standard_normal((n, d))             # (n, d) pre-norm states
+    gamma = sample_gamma(d, gamma_sigma, signs=True, rng=g)  # (d,)
+    beta = beta_scale * g.standard_normal(d)  # (d,)
+    W = g.standard_normal((V, d)) / np.sqrt(d)  # (V, d) head
+    b = g.standard_normal(V) if bias else np.zeros(V)  # (V,)
+    E = W if tied else g.standard_normal((V, d)) / np.sqrt(d)  # (V, d) embedding
+    M = g.standard_normal((d, d)) / np.sqrt(d) + np.eye(d)  # (d, d) "body"
+    tokens = g.integers(0, V, n)  # (n,)
+    h = E[tokens] @ M + 0.5 * g.standard_normal((n, d))  # (n, d) pre-norm states
     return LNSoftmaxHead(W, b, gamma, beta, eps, h, tokens, M, bool(tied))

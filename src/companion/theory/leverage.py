@@ -19,14 +19,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import as_generator, check_choice, check_finite_array, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+)
 from companion.stats import MCEstimate, ratio_estimate
 from companion.theory.perturbations import gaussian_weights
 from companion.theory.relu_kernel import relu_kernel
 
 __all__ = [
-    "ABSTRACT_ALPHA_MAX", "ABSTRACT_ALPHA_MEDIAN", "AUTHOR_ALPHA_MAX", "LEVERAGE_KINDS", "AggregateLeverage",
-    "aggregate_leverage", "column_leverage_bound", "leverage", "simulate_leverage",
+    "ABSTRACT_ALPHA_MAX",
+    "ABSTRACT_ALPHA_MEDIAN",
+    "AUTHOR_ALPHA_MAX",
+    "LEVERAGE_KINDS",
+    "AggregateLeverage",
+    "aggregate_leverage",
+    "column_leverage_bound",
+    "leverage",
+    "simulate_leverage",
 ]
 
 #: Outlier amplitude, TinyLlama-1.1B layer 12: the abstract's median and max (its alpha
@@ -92,8 +105,15 @@ def leverage(alpha, n: int, *, kind: str = "post_relu"):
     return out if out.ndim else out[()]
 
 
-def simulate_leverage(alpha: float, n: int, *, samples: int = 20000, stage: str = "post_relu",
-                      full_rows: bool = False, rng=None) -> MCEstimate:
+def simulate_leverage(
+    alpha: float,
+    n: int,
+    *,
+    samples: int = 20000,
+    stage: str = "post_relu",
+    full_rows: bool = False,
+    rng=None,
+) -> MCEstimate:
     """Monte Carlo leverage of one flip: E(Delta h)^2 at amplitude alpha over the same at 1/sqrt(n).
 
     Each sample is one row w of a Gaussian W1 (N(0, 1/n)) and two unit inputs that differ only
@@ -125,21 +145,21 @@ def simulate_leverage(alpha: float, n: int, *, samples: int = 20000, stage: str 
     g = as_generator(rng)
     if full_rows:
         wj, r = [], []
-        chunk = max(1, 2**20 // n)                      # rows per block: ~1M weights in memory
+        chunk = max(1, 2**20 // n)  # rows per block: ~1M weights in memory
         for start in range(0, samples, chunk):
             rows = min(chunk, samples - start)
-            w = gaussian_weights(rows, n, rng=g)                             # (rows, n); column 0 is flipped
-            rest = g.standard_normal((rows, n - 1))                          # (rows, n - 1)
+            w = gaussian_weights(rows, n, rng=g)  # (rows, n); column 0 is flipped
+            rest = g.standard_normal((rows, n - 1))  # (rows, n - 1)
             rest /= np.linalg.norm(rest, axis=1, keepdims=True)
             wj.append(w[:, 0])
-            r.append(np.einsum("ij,ij->i", w[:, 1:], rest))                  # (rows,)
+            r.append(np.einsum("ij,ij->i", w[:, 1:], rest))  # (rows,)
         wj, r = np.concatenate(wj), np.concatenate(r)
     else:
-        wj, r = g.standard_normal((2, samples)) / np.sqrt(n)                 # (samples,) each
+        wj, r = g.standard_normal((2, samples)) / np.sqrt(n)  # (samples,) each
     energies = []
     for amp in (alpha, 1 / np.sqrt(n)):
-        z = amp * wj + np.sqrt(1 - amp**2) * r                               # (samples,) clean pre-activation
-        z_flip = z - 2 * amp * wj                                            # w_j -> -w_j
+        z = amp * wj + np.sqrt(1 - amp**2) * r  # (samples,) clean pre-activation
+        z_flip = z - 2 * amp * wj  # w_j -> -w_j
         d = z_flip - z if stage == "pre_relu" else np.maximum(z_flip, 0) - np.maximum(z, 0)
         energies.append(d**2)
     return ratio_estimate(*energies)
@@ -157,7 +177,9 @@ def column_leverage_bound(outlier_fraction: float = 0.05) -> float:
     >>> column_leverage_bound(0.05)
     19.0
     """
-    f = check_real(outlier_fraction, "outlier_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+    f = check_real(
+        outlier_fraction, "outlier_fraction", low=0.0, high=1.0, low_open=True, high_open=True
+    )
     return float(1 / f - 1)
 
 
@@ -204,13 +226,15 @@ def aggregate_leverage(alpha2, outlier_fraction: float = 0.05) -> AggregateLever
     if a2.size < 2:
         raise ValueError(f"`alpha2` must hold at least 2 columns; got {a2.size}")
     if np.any(a2 < 0) or not np.any(a2 > 0):
-        raise ValueError("`alpha2` must be non-negative with a positive sum; got "
-                         f"min {float(a2.min()):g}, sum {float(a2.sum()):g}")
+        raise ValueError(
+            "`alpha2` must be non-negative with a positive sum; got "
+            f"min {float(a2.min()):g}, sum {float(a2.sum()):g}"
+        )
     bound = column_leverage_bound(outlier_fraction)
     f = 1 / (1 + bound)
     n = a2.size
     k = min(n - 1, max(1, int(round(f * n))))
-    a2 = np.sort(a2 / a2.sum())[::-1]                    # (n,) descending
+    a2 = np.sort(a2 / a2.sum())[::-1]  # (n,) descending
     out, non = a2[:k], a2[k:]
     ratio = float(out.mean() / non.mean()) if non.mean() > 0 else float("inf")
     return AggregateLeverage(n, k, float(n * out.mean()), ratio, float(out.sum()), bound)

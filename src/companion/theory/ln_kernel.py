@@ -26,16 +26,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import (as_generator, check_choice, check_finite_array, check_int,
-                                 check_real)
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+)
 from companion.stats import MCEstimate, mean_estimate
 from companion.theory.norms import layernorm, rmsnorm
 
 __all__ = [
-    "INPUT_DISTRIBUTIONS", "KernelReport", "PRECISIONS", "UNIT_ROUNDOFF", "bottom_direction",
-    "centred_covariance", "effective_scale", "inverse_scale_direction", "kernel_report",
-    "normalised_activations", "rms_witness_inputs", "rms_witness_variance", "round_to_bfloat16",
-    "RoundingNoise", "round_to_precision", "rounding_noise", "sample_gamma", "sample_inputs", "simulate_rms_witness_variance",
+    "INPUT_DISTRIBUTIONS",
+    "KernelReport",
+    "PRECISIONS",
+    "UNIT_ROUNDOFF",
+    "bottom_direction",
+    "centred_covariance",
+    "effective_scale",
+    "inverse_scale_direction",
+    "kernel_report",
+    "normalised_activations",
+    "rms_witness_inputs",
+    "rms_witness_variance",
+    "round_to_bfloat16",
+    "RoundingNoise",
+    "round_to_precision",
+    "rounding_noise",
+    "sample_gamma",
+    "sample_inputs",
+    "simulate_rms_witness_variance",
     "witness_variance_exact",
 ]
 
@@ -43,8 +63,7 @@ __all__ = [
 PRECISIONS = ("float64", "float32", "float16", "bfloat16")
 
 #: Unit roundoff u = 2^-p (half the machine epsilon) of each precision.
-UNIT_ROUNDOFF = {"float64": 2.0 ** -53, "float32": 2.0 ** -24, "float16": 2.0 ** -11,
-                 "bfloat16": 2.0 ** -8}
+UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 
 #: Input distributions of the chapter's widget (see :func:`sample_inputs`).
 INPUT_DISTRIBUTIONS = ("gaussian", "student_t", "offset")
@@ -112,7 +131,8 @@ def inverse_scale_direction(gamma) -> np.ndarray:
         raise ValueError(
             f"`gamma` must have no zero entries; got {zeros.size} zero {noun} at coordinates "
             f"{shown}{more} (gamma^-1 is undefined there; each coordinate vector e_i with "
-            f"gamma_i = 0 is itself a kernel direction of Cov(LN(X)))")
+            f"gamma_i = 0 is itself a kernel direction of Cov(LN(X)))"
+        )
     inv = 1.0 / g
     return inv / np.linalg.norm(inv)
 
@@ -130,7 +150,7 @@ def sample_gamma(d: int, sigma: float = 1.0, *, signs: bool = True, rng=None) ->
     d = check_int(d, "d", low=2)
     sigma = check_real(sigma, "sigma", low=0.0)
     rng = as_generator(rng)
-    g = np.exp(sigma * rng.standard_normal(d))                      # (d,)
+    g = np.exp(sigma * rng.standard_normal(d))  # (d,)
     if signs:
         g *= rng.choice([-1.0, 1.0], d)
     return g
@@ -157,12 +177,12 @@ def sample_inputs(n_samples: int, d: int, dist: str = "gaussian", *, rng=None) -
     d = check_int(d, "d", low=2)
     check_choice(dist, "dist", INPUT_DISTRIBUTIONS)
     rng = as_generator(rng)
-    mix = rng.standard_normal((d, d)) / np.sqrt(d)                  # (d, d)
+    mix = rng.standard_normal((d, d)) / np.sqrt(d)  # (d, d)
     if dist == "student_t":
-        x = rng.standard_t(3.0, (n, d)) @ mix                        # (n, d)
+        x = rng.standard_t(3.0, (n, d)) @ mix  # (n, d)
         x[:, 0] *= 40.0
         return x
-    x = rng.standard_normal((n, d)) @ mix                            # (n, d)
+    x = rng.standard_normal((n, d)) @ mix  # (n, d)
     if dist == "offset":
         x += 3.0 * rng.standard_normal(d) + 5.0
     return x
@@ -207,8 +227,9 @@ def round_to_precision(x, precision: str = "float64") -> np.ndarray:
     return x.astype(precision).astype(np.float64)
 
 
-def normalised_activations(x, gamma, beta=None, eps: float = 1e-5, *, norm: str = "layernorm",
-                           precision: str = "float64") -> np.ndarray:
+def normalised_activations(
+    x, gamma, beta=None, eps: float = 1e-5, *, norm: str = "layernorm", precision: str = "float64"
+) -> np.ndarray:
     """Outputs of a LayerNorm or RMSNorm, computed in float64 and rounded to ``precision``.
 
     Uses :func:`companion.theory.norms.layernorm` / ``rmsnorm`` (RMSNorm has no beta;
@@ -246,7 +267,7 @@ def centred_covariance(Y, *, ddof: int = 1) -> np.ndarray:
     """
     Y = _check_samples(Y)
     ddof = check_int(ddof, "ddof", low=0, high=1)
-    Yc = Y - Y.mean(axis=0)                                          # (N, d)
+    Yc = Y - Y.mean(axis=0)  # (N, d)
     return Yc.T @ Yc / (Y.shape[0] - ddof)
 
 
@@ -326,8 +347,9 @@ class KernelReport:
         return self.rayleigh * float(self.spectrum[-1])
 
 
-def kernel_report(Y=None, gamma=None, *, cov=None, n_samples: int | None = None,
-                  mean=None) -> KernelReport:
+def kernel_report(
+    Y=None, gamma=None, *, cov=None, n_samples: int | None = None, mean=None
+) -> KernelReport:
     """Measure the LayerNorm kernel: is v* = gamma^-1/||gamma^-1|| the bottom direction?
 
     Shirodkar & Narayanan (2026), T1, shown in {prf:ref}`thm-ln-kernel`.
@@ -367,17 +389,20 @@ def kernel_report(Y=None, gamma=None, *, cov=None, n_samples: int | None = None,
     d = C.shape[0]
     v = inverse_scale_direction(gamma)
     if v.shape[0] != d:
-        raise ValueError(f"`gamma` must have length d = {d} (the activation width); "
-                         f"got length {v.shape[0]}")
+        raise ValueError(
+            f"`gamma` must have length d = {d} (the activation width); got length {v.shape[0]}"
+        )
     w, V = np.linalg.eigh(C)
-    Cv = C @ v                                                        # (d,)
+    Cv = C @ v  # (d,)
     quad = float(v @ Cv)
     lam_max = float(w[-1])
     norm_c = max(abs(float(w[0])), lam_max)
     diag = float(np.sum(v * v * np.diag(C)))
     if diag <= 0 or lam_max <= 0:
-        raise ValueError("`cov` must have positive variance along some coordinate; got an all-zero "
-                         "covariance (constant activations)")
+        raise ValueError(
+            "`cov` must have positive variance along some coordinate; got an all-zero "
+            "covariance (constant activations)"
+        )
     offset = 0.0 if m is None else float(np.sum(v * v * m * m)) / diag
     if n > d:
         u = V[:, 0]
@@ -389,9 +414,18 @@ def kernel_report(Y=None, gamma=None, *, cov=None, n_samples: int | None = None,
         cos, bottom = float("nan"), None
     lam2 = float(w[1]) if d > 1 else float("nan")
     return KernelReport(
-        cos=cos, rayleigh=quad / lam_max, residual=float(np.linalg.norm(Cv)) / norm_c,
-        diag_rayleigh=quad / diag, gap_ratio=quad / lam2 if lam2 > 0 else float("inf"),
-        offset_ratio=offset, spectrum=w, vstar=v, bottom=bottom, n_samples=n, d=d)
+        cos=cos,
+        rayleigh=quad / lam_max,
+        residual=float(np.linalg.norm(Cv)) / norm_c,
+        diag_rayleigh=quad / diag,
+        gap_ratio=quad / lam2 if lam2 > 0 else float("inf"),
+        offset_ratio=offset,
+        spectrum=w,
+        vstar=v,
+        bottom=bottom,
+        n_samples=n,
+        d=d,
+    )
 
 
 def resolve_statistics(Y=None, *, cov=None, n_samples=None, mean=None):
@@ -401,17 +435,22 @@ def resolve_statistics(Y=None, *, cov=None, n_samples=None, mean=None):
     ``mean`` possibly ``None``. Shared by :func:`kernel_report` and the classifier.
     """
     if (Y is None) == (cov is None):
-        raise TypeError("exactly one of `Y` (samples) and `cov` (a precomputed covariance) must be "
-                        f"given; got {'both' if Y is not None else 'neither'}")
+        raise TypeError(
+            "exactly one of `Y` (samples) and `cov` (a precomputed covariance) must be "
+            f"given; got {'both' if Y is not None else 'neither'}"
+        )
     if Y is not None:
         if n_samples is not None or mean is not None:
-            raise TypeError("`n_samples` and `mean` must only be given with `cov`; got them with `Y`")
+            raise TypeError(
+                "`n_samples` and `mean` must only be given with `cov`; got them with `Y`"
+            )
         Y = _check_samples(Y)
         return centred_covariance(Y), Y.shape[0], Y.mean(axis=0)
     C = _check_cov(cov, "cov")
     if n_samples is None:
-        raise TypeError("`n_samples` must be given with `cov` (the number of samples behind it); "
-                        "got None")
+        raise TypeError(
+            "`n_samples` must be given with `cov` (the number of samples behind it); got None"
+        )
     n = check_int(n_samples, "n_samples", low=2)
     m = None
     if mean is not None:
@@ -424,29 +463,37 @@ def resolve_statistics(Y=None, *, cov=None, n_samples=None, mean=None):
 def _check_samples(Y) -> np.ndarray:
     Y = check_finite_array(Y, "Y")
     if Y.ndim != 2:
-        raise ValueError(f"`Y` must be a 2-D array of shape (N, d), one sample per row; "
-                         f"got shape {Y.shape}")
+        raise ValueError(
+            f"`Y` must be a 2-D array of shape (N, d), one sample per row; got shape {Y.shape}"
+        )
     if Y.shape[0] < 2 or Y.shape[1] < 2:
-        raise ValueError(f"`Y` must have at least 2 rows (samples) and 2 columns; got shape {Y.shape}")
+        raise ValueError(
+            f"`Y` must have at least 2 rows (samples) and 2 columns; got shape {Y.shape}"
+        )
     return Y
 
 
 def _check_cov(C, name) -> np.ndarray:
     C = check_finite_array(C, name)
     if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] < 2:
-        raise ValueError(f"`{name}` must be a square (d, d) matrix with d >= 2; got shape {C.shape}")
+        raise ValueError(
+            f"`{name}` must be a square (d, d) matrix with d >= 2; got shape {C.shape}"
+        )
     scale = float(np.max(np.abs(C))) if C.size else 0.0
     if not np.allclose(C, C.T, rtol=0, atol=1e-10 * scale):
-        raise ValueError(f"`{name}` must be symmetric; got an asymmetry of "
-                         f"{float(np.max(np.abs(C - C.T))):.3g}")
+        raise ValueError(
+            f"`{name}` must be symmetric; got an asymmetry of {float(np.max(np.abs(C - C.T))):.3g}"
+        )
     return 0.5 * (C + C.T)
 
 
 def _check_n_for_bottom(n, d):
     n = check_int(n, "n_samples", low=1)
     if n <= d:
-        raise ValueError(f"`n_samples` must be > d = {d} for a unique bottom direction "
-                         f"(the centred rank is at most N - 1); got {n}")
+        raise ValueError(
+            f"`n_samples` must be > d = {d} for a unique bottom direction "
+            f"(the centred rank is at most N - 1); got {n}"
+        )
     return n
 
 
@@ -488,16 +535,20 @@ def rounding_noise(Y, gamma, precision: str) -> RoundingNoise:
     Y = _check_samples(Y)
     v = inverse_scale_direction(gamma)
     if v.shape[0] != Y.shape[1]:
-        raise ValueError(f"`gamma` must have length d = {Y.shape[1]} (the activation width); "
-                         f"got length {v.shape[0]}")
+        raise ValueError(
+            f"`gamma` must have length d = {Y.shape[1]} (the activation width); "
+            f"got length {v.shape[0]}"
+        )
     check_choice(precision, "precision", PRECISIONS)
-    delta = round_to_precision(Y, precision) - Y                      # (N, d)
+    delta = round_to_precision(Y, precision) - Y  # (N, d)
     delta_c = delta - delta.mean(axis=0)
-    r = delta_c @ v                                                   # (N,)
+    r = delta_c @ v  # (N,)
     u = UNIT_ROUNDOFF[precision]
-    return RoundingNoise(measured=mean_estimate(r * r),
-                         independent=float(np.sum(v * v * delta_c.var(axis=0))),
-                         bound=float(u * u / 3 * np.sum(v * v * np.mean(Y * Y, axis=0))))
+    return RoundingNoise(
+        measured=mean_estimate(r * r),
+        independent=float(np.sum(v * v * delta_c.var(axis=0))),
+        bound=float(u * u / 3 * np.sum(v * v * np.mean(Y * Y, axis=0))),
+    )
 
 
 # --------------------------------------------------------------------------- T2 witness
@@ -518,14 +569,16 @@ def rms_witness_inputs(d: int) -> np.ndarray:
     """
     d = check_int(d, "d", low=2)
     eye = np.eye(d)
-    return np.concatenate([eye, -eye])                               # (2d, d)
+    return np.concatenate([eye, -eye])  # (2d, d)
 
 
 def _check_v_gamma(v, gamma):
     g = check_finite_array(gamma, "gamma", ndim=1)
     v = check_finite_array(v, "v", ndim=1)
     if v.shape != g.shape:
-        raise ValueError(f"`v` must have the length of `gamma`, d = {g.shape[0]}; got length {v.shape[0]}")
+        raise ValueError(
+            f"`v` must have the length of `gamma`, d = {g.shape[0]}; got length {v.shape[0]}"
+        )
     if g.shape[0] < 2:
         raise ValueError(f"`gamma` must have length d >= 2; got length {g.shape[0]}")
     return v, g
@@ -549,8 +602,9 @@ def rms_witness_variance(v, gamma, eps: float = 0.0) -> float:
     return float(np.sum((v * g) ** 2) / (1.0 + g.shape[0] * eps))
 
 
-def witness_variance_exact(v, gamma, eps: float = 0.0, *, norm: str = "rmsnorm",
-                           beta=None) -> float:
+def witness_variance_exact(
+    v, gamma, eps: float = 0.0, *, norm: str = "rmsnorm", beta=None
+) -> float:
     """Population Var(<v, Norm(X)>) over the 2d witness points, by enumeration (no sampling).
 
     With ``norm="layernorm"`` and ``v = v*`` it is 0 (T1); with ``norm="rmsnorm"`` it equals
@@ -564,14 +618,15 @@ def witness_variance_exact(v, gamma, eps: float = 0.0, *, norm: str = "rmsnorm",
     """
     v, g = _check_v_gamma(v, gamma)
     check_choice(norm, "norm", ("layernorm", "rmsnorm"))
-    x = rms_witness_inputs(g.shape[0])                               # (2d, d)
-    y = (layernorm(x, g, beta, eps) if norm == "layernorm" else rmsnorm(x, g, eps))
-    r = y @ v                                                        # (2d,)
+    x = rms_witness_inputs(g.shape[0])  # (2d, d)
+    y = layernorm(x, g, beta, eps) if norm == "layernorm" else rmsnorm(x, g, eps)
+    r = y @ v  # (2d,)
     return float(np.mean((r - r.mean()) ** 2))
 
 
-def simulate_rms_witness_variance(v, gamma, *, samples: int = 10_000, eps: float = 0.0,
-                                  rng=None) -> MCEstimate:
+def simulate_rms_witness_variance(
+    v, gamma, *, samples: int = 10_000, eps: float = 0.0, rng=None
+) -> MCEstimate:
     """Monte Carlo Var(<v, RMSNorm(X)>) with X drawn uniformly from +-e_i.
 
     The reading has mean exactly 0, so the variance is the mean of its square (an
@@ -588,9 +643,9 @@ def simulate_rms_witness_variance(v, gamma, *, samples: int = 10_000, eps: float
     eps = check_real(eps, "eps", low=0.0)
     rng = as_generator(rng)
     d = g.shape[0]
-    idx = rng.integers(0, d, samples)                                # (samples,)
-    sgn = rng.choice([-1.0, 1.0], samples)                           # (samples,)
-    x = np.zeros((samples, d))                                       # (samples, d)
+    idx = rng.integers(0, d, samples)  # (samples,)
+    sgn = rng.choice([-1.0, 1.0], samples)  # (samples,)
+    x = np.zeros((samples, d))  # (samples, d)
     x[np.arange(samples), idx] = sgn
-    r = rmsnorm(x, g, eps) @ v                                       # (samples,)
+    r = rmsnorm(x, g, eps) @ v  # (samples,)
     return mean_estimate(r * r)

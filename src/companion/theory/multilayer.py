@@ -27,17 +27,40 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import expit
 
-from companion._validate import (as_generator, check_choice, check_finite_array, check_int, check_probability,
-                                 check_real)
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+)
 from companion.stats import MCEstimate, ratio_estimate
-from companion.theory.perturbations import (gaussian_weights, magnitude_delta, sign_flip_delta, sign_flip_mask,
-                                            sphere_inputs, transverse_energy)
+from companion.theory.perturbations import (
+    gaussian_weights,
+    magnitude_delta,
+    sign_flip_delta,
+    sign_flip_mask,
+    sphere_inputs,
+    transverse_energy,
+)
 from companion.theory.transverse_ratio import branch_moments, post_norm_inflation
 
 __all__ = [
-    "ACTIVATIONS", "AUTHOR_BETA_FITS", "AUTHOR_TABLE3", "COMPOUNDING_BASE", "PERTURB_MODES", "READOUTS",
-    "VARIANTS", "ChainResult", "CompoundingFit", "author_readout", "author_table3", "compounding_prediction",
-    "first_layer_ratio", "fit_compounding", "simulate_chain",
+    "ACTIVATIONS",
+    "AUTHOR_BETA_FITS",
+    "AUTHOR_TABLE3",
+    "COMPOUNDING_BASE",
+    "PERTURB_MODES",
+    "READOUTS",
+    "VARIANTS",
+    "ChainResult",
+    "CompoundingFit",
+    "author_readout",
+    "author_table3",
+    "compounding_prediction",
+    "first_layer_ratio",
+    "fit_compounding",
+    "simulate_chain",
 ]
 
 #: The two chains of the author's multi-layer test.
@@ -52,7 +75,7 @@ READOUTS = ("normalised", "prenorm")
 #: The conjectured per-layer factor pi/(pi-2) (Theorem 3's limit).
 COMPOUNDING_BASE = float(np.pi / (np.pi - 2))
 
-_BATCH = 2000   # sphere samples per forward pass (bounds memory at m = 2048)
+_BATCH = 2000  # sphere samples per forward pass (bounds memory at m = 2048)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,6 +154,7 @@ def author_readout(variant: str) -> str:
 # Closed forms (our reconstruction)
 # ---------------------------------------------------------------------------------------------
 
+
 def compounding_prediction(depth, beta: float = 1.0):
     """The conjecture's C_L = (pi/(pi-2))^(beta L).
 
@@ -165,7 +189,9 @@ def _branch_moments(activation: str, p: float):
     return b.E_sign, b.R_sign, b.E_mag, b.R_mag
 
 
-def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str | None = None) -> float:
+def first_layer_ratio(
+    variant: str, activation: str, p: float, *, readout: str | None = None
+) -> float:
     """Infinite-width C_1 of a chain: the first layer's transverse-energy ratio, by readout.
 
     With clean-branch energy fraction phi = E||a||^2 / E||y_1||^2 (1 for V2; 1/3 for V3 with
@@ -191,14 +217,16 @@ def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str |
     variant = check_choice(variant, "variant", VARIANTS)
     activation = check_choice(activation, "activation", ACTIVATIONS)
     p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
-    readout = author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
+    readout = (
+        author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
+    )
     e_s, r_s, e_m, r_m = _branch_moments(activation, p)
-    clean = 0.5 if activation == "relu" else 0.25        # E||a||^2 for a unit input, N(0, 1/m) weights
+    clean = 0.5 if activation == "relu" else 0.25  # E||a||^2 for a unit input, N(0, 1/m) weights
     phi = 1.0 if variant == "V2" else clean / (1 + clean)
     c = (1 - phi * r_s) * e_s / ((1 - phi * r_m) * e_m)
     if readout == "prenorm":
         return float(c)
-    r = float(post_norm_inflation(p))                   # sigma'^2 / sigma^2 of the magnitude branch
+    r = float(post_norm_inflation(p))  # sigma'^2 / sigma^2 of the magnitude branch
     if variant == "V2":
         return float(c * r)
     return float(c * (1 + clean * r) / (1 + clean))
@@ -207,6 +235,7 @@ def first_layer_ratio(variant: str, activation: str, p: float, *, readout: str |
 # ---------------------------------------------------------------------------------------------
 # Simulation
 # ---------------------------------------------------------------------------------------------
+
 
 def _act(z, activation):
     return np.maximum(z, 0) if activation == "relu" else z * expit(z)
@@ -220,15 +249,15 @@ def _unit(v):
 def _forward(X, Ws, variant, activation):
     """Pre-norm and normalised states of every layer: two lists of (batch, m) arrays."""
     pre, post = [], []
-    y = X                                                     # (batch, m)
+    y = X  # (batch, m)
     for W in Ws:
         if variant == "V2":
-            a = _act(y @ W.T, activation)                     # (batch, m) pre-norm
+            a = _act(y @ W.T, activation)  # (batch, m) pre-norm
             y = _unit(a)
             pre.append(a)
             post.append(y)
         else:
-            y = y + _act(_unit(y) @ W.T, activation)          # (batch, m) residual stream
+            y = y + _act(_unit(y) @ W.T, activation)  # (batch, m) residual stream
             pre.append(y)
             post.append(_unit(y))
     return pre, post
@@ -270,12 +299,25 @@ class ChainResult:
         """C_L for every depth in this result's readout."""
         return self.ratios()
 
-    def upto(self, depth: int) -> "ChainResult":
+    def upto(self, depth: int) -> ChainResult:
         """The same result restricted to depths 1..``depth`` (layers beyond it are dropped)."""
         depth = check_int(depth, "depth", low=1, high=self.t_sign[self.readout].shape[1])
-        cut = {k: {r: a[:, :depth] for r, a in d.items()} for k, d in (("s", self.t_sign), ("m", self.t_mag))}
-        return ChainResult(self.variant, self.activation, self.p, self.m, self.samples, self.seeds, self.perturb,
-                           self.readout, cut["s"], cut["m"])
+        cut = {
+            k: {r: a[:, :depth] for r, a in d.items()}
+            for k, d in (("s", self.t_sign), ("m", self.t_mag))
+        }
+        return ChainResult(
+            self.variant,
+            self.activation,
+            self.p,
+            self.m,
+            self.samples,
+            self.seeds,
+            self.perturb,
+            self.readout,
+            cut["s"],
+            cut["m"],
+        )
 
     def energies(self, readout: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Mean transverse energy per sample at each depth: ``(sign, magnitude)``, each (depth,)."""
@@ -294,8 +336,19 @@ class ChainResult:
         return np.array([e.stderr for e in self.ratio])
 
 
-def simulate_chain(variant: str, activation: str, p: float, m: int, depth: int, *, samples: int = 1000,
-                   seeds: int = 4, perturb: str = "all", readout: str | None = None, rng=None) -> ChainResult:
+def simulate_chain(
+    variant: str,
+    activation: str,
+    p: float,
+    m: int,
+    depth: int,
+    *,
+    samples: int = 1000,
+    seeds: int = 4,
+    perturb: str = "all",
+    readout: str | None = None,
+    rng=None,
+) -> ChainResult:
     """Sign/magnitude transverse-energy ratio C_L at every depth L = 1..depth of a toy chain.
 
     Dong (2026), multi-layer test (Table 3), with the author's protocol: per seed, fresh
@@ -348,29 +401,35 @@ def simulate_chain(variant: str, activation: str, p: float, m: int, depth: int, 
     samples = check_int(samples, "samples", low=1)
     seeds = check_int(seeds, "seeds", low=2)
     perturb = check_choice(perturb, "perturb", PERTURB_MODES)
-    readout = author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
+    readout = (
+        author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
+    )
     t_sign = {r: np.zeros((seeds, depth)) for r in READOUTS}
     t_mag = {r: np.zeros((seeds, depth)) for r in READOUTS}
     for s, g in enumerate(as_generator(rng).spawn(seeds)):
         Ws, Ws_sign, Ws_mag = [], [], []
         for layer in range(depth):
-            W = gaussian_weights(m, m, rng=g)                                   # (m, m)
+            W = gaussian_weights(m, m, rng=g)  # (m, m)
             if perturb == "all" or layer == 0:
                 d_sign = sign_flip_delta(W, mask=sign_flip_mask(W.shape, p, rng=g))
-                d_mag = magnitude_delta(W, float(np.linalg.norm(d_sign)))      # matched per layer, per draw
+                d_mag = magnitude_delta(
+                    W, float(np.linalg.norm(d_sign))
+                )  # matched per layer, per draw
             else:
                 d_sign = d_mag = 0.0
             Ws.append(W.astype(np.float32))
             Ws_sign.append((W + d_sign).astype(np.float32))
             Ws_mag.append((W + d_mag).astype(np.float32))
         for start in range(0, samples, _BATCH):
-            X = sphere_inputs(min(_BATCH, samples - start), m, rng=g, dtype=np.float32)   # (batch, m)
+            X = sphere_inputs(
+                min(_BATCH, samples - start), m, rng=g, dtype=np.float32
+            )  # (batch, m)
             clean = _forward(X, Ws, variant, activation)
             for Wp, acc in ((Ws_sign, t_sign), (Ws_mag, t_mag)):
                 pert = _forward(X, Wp, variant, activation)
                 for r, i in (("prenorm", 0), ("normalised", 1)):
-                    v = np.stack(clean[i]).astype(np.float64)                 # (depth, batch, m)
-                    dv = np.stack(pert[i]).astype(np.float64) - v             # (depth, batch, m)
+                    v = np.stack(clean[i]).astype(np.float64)  # (depth, batch, m)
+                    dv = np.stack(pert[i]).astype(np.float64) - v  # (depth, batch, m)
                     acc[r][s] += transverse_energy(dv, v).sum(axis=1)
     return ChainResult(variant, activation, p, m, samples, seeds, perturb, readout, t_sign, t_mag)
 
@@ -378,6 +437,7 @@ def simulate_chain(variant: str, activation: str, p: float, m: int, depth: int, 
 # ---------------------------------------------------------------------------------------------
 # Fitting the conjecture
 # ---------------------------------------------------------------------------------------------
+
 
 def _fit(depths, logc):
     """Through-origin beta, its uncentred R^2 (the author's), free slope beta, intercept, R^2."""
@@ -418,15 +478,23 @@ class CompoundingFit:
         check_choice(kind, "kind", ("origin", "free"))
         L = np.asarray(depth, dtype=np.float64)
         b = np.log(COMPOUNDING_BASE)
-        return np.exp(self.beta_origin * b * L) if kind == "origin" else np.exp(self.intercept + self.beta_free * b * L)
+        return (
+            np.exp(self.beta_origin * b * L)
+            if kind == "origin"
+            else np.exp(self.intercept + self.beta_free * b * L)
+        )
 
     def estimate(self, kind: str = "free") -> MCEstimate:
         """beta as an MCEstimate (needs a fit from a :class:`ChainResult`)."""
         check_choice(kind, "kind", ("origin", "free"))
         se = self.beta_origin_se if kind == "origin" else self.beta_free_se
         if se is None:
-            raise ValueError("`fit` must come from a ChainResult to carry a standard error; got bare values")
-        return MCEstimate(self.beta_origin if kind == "origin" else self.beta_free, se, int(self.seeds))
+            raise ValueError(
+                "`fit` must come from a ChainResult to carry a standard error; got bare values"
+            )
+        return MCEstimate(
+            self.beta_origin if kind == "origin" else self.beta_free, se, int(self.seeds)
+        )
 
 
 def fit_compounding(data, depths=None, *, readout: str | None = None) -> CompoundingFit:
@@ -455,7 +523,7 @@ def fit_compounding(data, depths=None, *, readout: str | None = None) -> Compoun
     """
     if isinstance(data, ChainResult):
         r = data.readout if readout is None else check_choice(readout, "readout", READOUTS)
-        s, g = data.t_sign[r], data.t_mag[r]                                   # (seeds, depth)
+        s, g = data.t_sign[r], data.t_mag[r]  # (seeds, depth)
         L = np.arange(1, s.shape[1] + 1, dtype=np.float64)
         if L.size < 2:
             raise ValueError(f"`depth` must be >= 2 to fit a slope; got {L.size}")
@@ -468,7 +536,11 @@ def fit_compounding(data, depths=None, *, readout: str | None = None) -> Compoun
     vals = check_finite_array(data, "values", ndim=1)
     if np.any(vals <= 0):
         raise ValueError(f"`values` must be positive; got {float(vals.min()):g}")
-    L = np.arange(1, vals.size + 1, dtype=np.float64) if depths is None else check_finite_array(depths, "depths", ndim=1)
+    L = (
+        np.arange(1, vals.size + 1, dtype=np.float64)
+        if depths is None
+        else check_finite_array(depths, "depths", ndim=1)
+    )
     if L.shape != vals.shape:
         raise ValueError(f"`depths` must have the length of `values` {vals.size}; got {L.size}")
     if L.size < 2:

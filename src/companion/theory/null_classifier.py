@@ -27,13 +27,23 @@ from scipy import special as _sp
 from scipy import stats as _st
 
 from companion._validate import as_generator, check_choice, check_int, check_real
-from companion.stats import MCEstimate, mean_estimate
-from companion.theory.ln_kernel import (PRECISIONS, UNIT_ROUNDOFF, KernelReport, kernel_report,
-                                        resolve_statistics)
+from companion.stats import mean_estimate
+from companion.theory.ln_kernel import (
+    PRECISIONS,
+    UNIT_ROUNDOFF,
+    KernelReport,
+    kernel_report,
+)
 
 __all__ = [
-    "NULL_WIDTHS", "NormVerdict", "NullDistribution", "VERDICTS", "classify_norm",
-    "precision_floor", "random_direction_null", "simulate_null_cos",
+    "NULL_WIDTHS",
+    "NormVerdict",
+    "NullDistribution",
+    "VERDICTS",
+    "classify_norm",
+    "precision_floor",
+    "random_direction_null",
+    "simulate_null_cos",
 ]
 
 #: Widths of the paper's model range (GPT-2 small ... 7B-class).
@@ -114,12 +124,16 @@ def simulate_null_cos(d: int, *, samples: int = 20_000, rng=None) -> dict:
     rng = as_generator(rng)
     nd = random_direction_null(d)
     chunk = max(1, 2_000_000 // d)
-    cos = np.empty(samples)                                          # (samples,)
+    cos = np.empty(samples)  # (samples,)
     for start in range(0, samples, chunk):
-        g = rng.standard_normal((min(chunk, samples - start), d))   # (chunk, d)
-        cos[start:start + g.shape[0]] = np.abs(g[:, 0]) / np.linalg.norm(g, axis=1)
-    return {"mean": mean_estimate(cos), "exceed_q99": mean_estimate(cos > nd.q99),
-            "exceed_q999": mean_estimate(cos > nd.q999), "cos": cos}
+        g = rng.standard_normal((min(chunk, samples - start), d))  # (chunk, d)
+        cos[start : start + g.shape[0]] = np.abs(g[:, 0]) / np.linalg.norm(g, axis=1)
+    return {
+        "mean": mean_estimate(cos),
+        "exceed_q99": mean_estimate(cos > nd.q99),
+        "exceed_q999": mean_estimate(cos > nd.q999),
+        "cos": cos,
+    }
 
 
 def precision_floor(dtype: str, d: int, *, offset_ratio: float = 0.0) -> float:
@@ -193,9 +207,17 @@ class NormVerdict:
     reason: str
 
 
-def classify_norm(gamma, Y=None, *, cov=None, n_samples: int | None = None, mean=None,
-                  dtype: str | None = None, margin: float = 100.0,
-                  gap: float = 10.0) -> NormVerdict:
+def classify_norm(
+    gamma,
+    Y=None,
+    *,
+    cov=None,
+    n_samples: int | None = None,
+    mean=None,
+    dtype: str | None = None,
+    margin: float = 100.0,
+    gap: float = 10.0,
+) -> NormVerdict:
     """Classify a normalisation as LayerNorm or RMSNorm from gamma plus activations.
 
     T6 of Shirodkar & Narayanan (2026); the rule is our reconstruction (the paper's
@@ -256,11 +278,14 @@ def classify_norm(gamma, Y=None, *, cov=None, n_samples: int | None = None, mean
     gap = check_real(gap, "gap", low=1.0)
     if Y is not None and dtype is None:
         arr_dtype = np.asarray(Y).dtype
-        dtype = {np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}.get(arr_dtype,
-                                                                                         "float64")
+        dtype = {np.dtype(np.float32): "float32", np.dtype(np.float16): "float16"}.get(
+            arr_dtype, "float64"
+        )
     if cov is not None and dtype is None:
-        raise TypeError("`dtype` must be given with `cov` (the precision the activations were "
-                        "produced in, e.g. 'float32'); got None")
+        raise TypeError(
+            "`dtype` must be given with `cov` (the precision the activations were "
+            "produced in, e.g. 'float32'); got None"
+        )
     check_choice(dtype, "dtype", PRECISIONS)
     if gamma is None:
         raise TypeError("`gamma` must be given (the effective scale of the norm); got None")
@@ -270,17 +295,31 @@ def classify_norm(gamma, Y=None, *, cov=None, n_samples: int | None = None, mean
     rho = rep.diag_rayleigh
     if rho <= t_ln:
         verdict = "layernorm"
-        reason = (f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
-                  f"{margin:g}x the {dtype} rounding floor {floor:.1e}: an exact kernel")
+        reason = (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
+            f"{margin:g}x the {dtype} rounding floor {floor:.1e}: an exact kernel"
+        )
     elif rho >= t_rms:
         verdict = "rmsnorm"
-        reason = (f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, "
-                  f"{rho / floor:.1e}x the {dtype} rounding floor: no gamma^-1 kernel")
+        reason = (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, "
+            f"{rho / floor:.1e}x the {dtype} rounding floor: no gamma^-1 kernel"
+        )
     else:
         verdict = "undetermined"
-        reason = (f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, between "
-                  f"{margin:g}x and {gap * margin:g}x the {dtype} rounding floor {floor:.1e}")
-    return NormVerdict(verdict=verdict, statistic=rho, floor=floor, threshold_layernorm=t_ln,
-                       threshold_rmsnorm=t_rms, cos=rep.cos,
-                       null_q999=random_direction_null(rep.d).q999, report=rep, dtype=dtype,
-                       reason=reason)
+        reason = (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, between "
+            f"{margin:g}x and {gap * margin:g}x the {dtype} rounding floor {floor:.1e}"
+        )
+    return NormVerdict(
+        verdict=verdict,
+        statistic=rho,
+        floor=floor,
+        threshold_layernorm=t_ln,
+        threshold_rmsnorm=t_rms,
+        cos=rep.cos,
+        null_q999=random_direction_null(rep.d).q999,
+        report=rep,
+        dtype=dtype,
+        reason=reason,
+    )

@@ -21,7 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_int, check_matrix, check_probability, check_real
+from companion._validate import (
+    as_generator,
+    check_finite_array,
+    check_int,
+    check_matrix,
+    check_probability,
+    check_real,
+)
 
 __all__ = [
     "gaussian_weights",
@@ -48,7 +55,7 @@ def sphere_inputs(samples: int, n: int, *, rng=None, dtype=np.float64) -> np.nda
     """
     samples = check_int(samples, "samples", low=1)
     n = check_int(n, "n", low=2)
-    g = as_generator(rng).standard_normal((samples, n), dtype=dtype)   # (samples, n)
+    g = as_generator(rng).standard_normal((samples, n), dtype=dtype)  # (samples, n)
     g /= np.linalg.norm(g, axis=1, keepdims=True)
     return g
 
@@ -63,7 +70,7 @@ def gaussian_weights(rows: int, cols: int, *, rng=None, dtype=np.float64) -> np.
     """
     rows = check_int(rows, "rows", low=1)
     cols = check_int(cols, "cols", low=1)
-    W = as_generator(rng).standard_normal((rows, cols), dtype=dtype)    # (rows, cols)
+    W = as_generator(rng).standard_normal((rows, cols), dtype=dtype)  # (rows, cols)
     W /= np.sqrt(cols)
     return W
 

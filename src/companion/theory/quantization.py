@@ -44,7 +44,7 @@ def absmean_sign_quantize(W) -> np.ndarray:
            [ 0.5,  0.5]])
     """
     W = check_matrix(W, "W")
-    s = np.mean(np.abs(W), axis=1, keepdims=True)           # (m, 1) absmean per row
+    s = np.mean(np.abs(W), axis=1, keepdims=True)  # (m, 1) absmean per row
     return s * np.sign(W)
 
 
@@ -150,8 +150,9 @@ def _cos2_rows(a, b):
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
-def quantization_error_geometry(W, quantizer: str = "sign_absmean", *, samples: int = 2000,
-                                rng=None) -> QuantizationGeometry:
+def quantization_error_geometry(
+    W, quantizer: str = "sign_absmean", *, samples: int = 2000, rng=None
+) -> QuantizationGeometry:
     """Measure Theorem 4's quantities for ``W`` (m x n) and a quantiser of :data:`QUANTIZERS`.
 
     Inputs are uniform on the sphere. Radial fractions are ratios of sums over inputs
@@ -169,10 +170,10 @@ def quantization_error_geometry(W, quantizer: str = "sign_absmean", *, samples: 
     W = check_matrix(W, "W", min_rows=2, min_cols=2)
     check_choice(quantizer, "quantizer", tuple(QUANTIZERS))
     samples = check_int(samples, "samples", low=2)
-    Q = QUANTIZERS[quantizer](W)                                        # (m, n)
-    x = sphere_inputs(samples, W.shape[1], rng=rng)                      # (samples, n)
-    z = x @ W.T                                                          # (samples, m)
-    zq = x @ Q.T                                                         # (samples, m)
+    Q = QUANTIZERS[quantizer](W)  # (m, n)
+    x = sphere_inputs(samples, W.shape[1], rng=rng)  # (samples, n)
+    z = x @ W.T  # (samples, m)
+    zq = x @ Q.T  # (samples, m)
     dz = zq - z
     h = np.maximum(z, 0)
     dh = np.maximum(zq, 0) - h
@@ -183,10 +184,12 @@ def quantization_error_geometry(W, quantizer: str = "sign_absmean", *, samples: 
         return ratio_estimate(rad, np.sum(delta * delta, axis=1))
 
     return QuantizationGeometry(
-        quantizer=quantizer, shape=W.shape,
+        quantizer=quantizer,
+        shape=W.shape,
         row_cos2=mean_estimate(_cos2_rows(W, Q)),
         vector_cos2=mean_estimate(_cos2_rows(z, zq)),
-        radial_pre=radial(dz, z), radial_post=radial(dh, h),
+        radial_pre=radial(dz, z),
+        radial_post=radial(dh, h),
         sign_preserving=bool(np.all(np.sign(Q) == np.sign(W))),
         zero_fraction=float(np.mean(Q == 0)),
     )

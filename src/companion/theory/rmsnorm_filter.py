@@ -38,7 +38,7 @@ def rmsnorm_change(u, delta, gain=None) -> tuple[np.ndarray, np.ndarray]:
     (True, True)
     """
     u, delta = _vec_pair(u, delta)
-    J = rmsnorm_jacobian(u, gain)                                 # (d, d)
+    J = rmsnorm_jacobian(u, gain)  # (d, d)
     return rmsnorm(u + delta, gain) - rmsnorm(u, gain), J @ delta
 
 
@@ -67,7 +67,7 @@ def jacobian_fd_error(u, gain=None, *, directions: int = 4, h: float = 1e-5, rng
     """
     u = check_finite_array(u, "u", ndim=1)
     h = check_real(h, "h", low=0.0, low_open=True)
-    J = rmsnorm_jacobian(u, gain)                                 # (d, d)
+    J = rmsnorm_jacobian(u, gain)  # (d, d)
     g = as_generator(rng)
     err = 0.0
     for _ in range(directions):

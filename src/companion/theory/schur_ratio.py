@@ -23,8 +23,14 @@ import numpy as np
 from companion._validate import as_generator, check_finite_array, check_int
 from companion.stats import MCEstimate, mean_estimate
 
-__all__ = ["deflate", "delta_gamma", "mp_baseline", "schur_ratio", "schur_ratios_coordinates",
-           "simulate_schur_ratio"]
+__all__ = [
+    "deflate",
+    "delta_gamma",
+    "mp_baseline",
+    "schur_ratio",
+    "schur_ratios_coordinates",
+    "simulate_schur_ratio",
+]
 
 
 def _check_cov(cov, name: str = "cov") -> np.ndarray:
@@ -68,15 +74,17 @@ def schur_ratio(cov, h, *, method: str = "inverse", rtol: float = 1e-12) -> floa
     h = _check_h(h, d)
     lam, Q = np.linalg.eigh(S)
     if lam[0] <= rtol * max(lam[-1], 0.0) or lam[-1] <= 0:
-        raise ValueError(f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
-                         f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
-                         f"(e.g. v* on a post-LN covariance) -- deflate it first")
+        raise ValueError(
+            f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
+            f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
+            f"(e.g. v* on a post-LN covariance) -- deflate it first"
+        )
     if method == "inverse":
-        q = Q.T @ h                                                  # (d,) h in the eigenbasis
+        q = Q.T @ h  # (d,) h in the eigenbasis
         return float(1.0 / ((q * q) @ lam * ((q * q) @ (1.0 / lam))))
     if method == "complement":
         # orthonormal basis [h, rest]: Householder-free via QR of [h | I]
-        B, _ = np.linalg.qr(np.column_stack([h, np.eye(d)]))         # (d, d), B[:, 0] = +-h
+        B, _ = np.linalg.qr(np.column_stack([h, np.eye(d)]))  # (d, d), B[:, 0] = +-h
         R = B.T @ S @ B
         s_hh, s_hp, s_pp = R[0, 0], R[0, 1:], R[1:, 1:]
         return float((s_hh - s_hp @ np.linalg.solve(s_pp, s_hp)) / s_hh)
@@ -106,9 +114,11 @@ def schur_ratios_coordinates(cov, *, rtol: float = 1e-12) -> np.ndarray:
     S = _check_cov(cov)
     lam = np.linalg.eigvalsh(S)
     if lam[0] <= rtol * max(lam[-1], 0.0) or lam[-1] <= 0:
-        raise ValueError(f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
-                         f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
-                         f"(e.g. v* on a post-LN covariance) -- deflate it first")
+        raise ValueError(
+            f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
+            f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
+            f"(e.g. v* on a post-LN covariance) -- deflate it first"
+        )
     return 1.0 / (np.diag(S) * np.diag(np.linalg.inv(S)))
 
 
@@ -126,8 +136,8 @@ def deflate(cov, v) -> tuple[np.ndarray, np.ndarray]:
     """
     S = _check_cov(cov)
     v = _check_h(v, S.shape[0])
-    Q, _ = np.linalg.qr(np.column_stack([v, np.eye(S.shape[0])]))   # (d, d), Q[:, 0] = +-v
-    B = Q[:, 1:]                                                     # (d, d - 1)
+    Q, _ = np.linalg.qr(np.column_stack([v, np.eye(S.shape[0])]))  # (d, d), Q[:, 0] = +-v
+    B = Q[:, 1:]  # (d, d - 1)
     return B.T @ S @ B, B
 
 
@@ -155,8 +165,9 @@ def mp_baseline(d: int, n_samples: int, *, centred: bool = True, exact: bool = T
     return (n - d + 1) / n
 
 
-def simulate_schur_ratio(d: int, n_samples: int, *, trials: int = 100, centred: bool = True,
-                         rng=None) -> MCEstimate:
+def simulate_schur_ratio(
+    d: int, n_samples: int, *, trials: int = 100, centred: bool = True, rng=None
+) -> MCEstimate:
     """Monte Carlo E[R(e_i)] for N i.i.d. N(0, I_d) samples (compare :func:`mp_baseline`).
 
     Each trial draws a fresh (N, d) sample, forms its (centred) covariance and averages R
@@ -175,7 +186,7 @@ def simulate_schur_ratio(d: int, n_samples: int, *, trials: int = 100, centred: 
     g = as_generator(rng)
     out = np.empty(trials)
     for t in range(trials):
-        X = g.standard_normal((n_samples, d))                        # (N, d)
+        X = g.standard_normal((n_samples, d))  # (N, d)
         if centred:
             X = X - X.mean(axis=0)
         out[t] = schur_ratios_coordinates(X.T @ X).mean()

@@ -22,23 +22,33 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion._validate import (as_generator, check_finite_array, check_int, check_real)
+from companion._validate import as_generator, check_finite_array, check_int, check_real
 
-__all__ = ["GramAccumulator", "ResidualToy", "SigmaMinProfile", "cancellation_bound",
-           "residual_toy", "sigma_min_profile"]
+__all__ = [
+    "GramAccumulator",
+    "ResidualToy",
+    "SigmaMinProfile",
+    "cancellation_bound",
+    "residual_toy",
+    "sigma_min_profile",
+]
 
 
 def _as_rows(X, name: str, d: int | None = None) -> np.ndarray:
     """A finite float64 (rows, d) view of ``X``; leading axes (batch, seq, ...) are flattened."""
     arr = check_finite_array(X, name)
     if arr.ndim < 2:
-        raise ValueError(f"`{name}` must be a 2-D array (samples, d) or have more leading axes; "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"`{name}` must be a 2-D array (samples, d) or have more leading axes; "
+            f"got shape {arr.shape}"
+        )
     if arr.shape[-1] < 1:
-        raise ValueError(f"`{name}` must have a non-empty last axis (d >= 1); got shape {arr.shape}")
+        raise ValueError(
+            f"`{name}` must have a non-empty last axis (d >= 1); got shape {arr.shape}"
+        )
     if d is not None and arr.shape[-1] != d:
         raise ValueError(f"`{name}` must have last axis d = {d}; got shape {arr.shape}")
-    return arr.reshape(-1, arr.shape[-1])                      # (rows, d)
+    return arr.reshape(-1, arr.shape[-1])  # (rows, d)
 
 
 class GramAccumulator:
@@ -97,7 +107,7 @@ class GramAccumulator:
         self._m2 = None if self._d is None else np.zeros((self._d, self._d))
 
     # -- accumulation -------------------------------------------------------------
-    def update(self, X_batch) -> "GramAccumulator":
+    def update(self, X_batch) -> GramAccumulator:
         """Add the rows of ``X_batch`` (rows, d) — or (..., d) — and return ``self``.
 
         An empty batch (0 rows) is a no-op. Raises the one-style ``ValueError`` for a
@@ -106,7 +116,7 @@ class GramAccumulator:
         numpy-supported dtype (call ``.float()`` on bf16 first; the cast to float64 then
         happens here, before any product is formed).
         """
-        X = _as_rows(X_batch, "X_batch", self._d)                 # (rows, d) float64
+        X = _as_rows(X_batch, "X_batch", self._d)  # (rows, d) float64
         if self._d is None:
             self._d = X.shape[1]
             self._mean = np.zeros(self._d)
@@ -114,12 +124,12 @@ class GramAccumulator:
         nb = X.shape[0]
         if nb == 0:
             return self
-        mb = X.mean(axis=0)                                       # (d,)
-        Xc = X - mb                                               # (rows, d) centred on the batch
+        mb = X.mean(axis=0)  # (d,)
+        Xc = X - mb  # (rows, d) centred on the batch
         self._merge(nb, mb, Xc.T @ Xc)
         return self
 
-    def merge(self, other: "GramAccumulator") -> "GramAccumulator":
+    def merge(self, other: GramAccumulator) -> GramAccumulator:
         """Fold another accumulator (e.g. from another worker) into this one; returns ``self``."""
         if not isinstance(other, GramAccumulator):
             raise TypeError(f"`other` must be a GramAccumulator; got {type(other).__name__}")
@@ -134,7 +144,7 @@ class GramAccumulator:
         self._merge(other.n, other.mean, other.comoment)
         return self
 
-    def merge_moments(self, n: int, mean, comoment) -> "GramAccumulator":
+    def merge_moments(self, n: int, mean, comoment) -> GramAccumulator:
         """Fold precomputed batch statistics into this accumulator; returns ``self``.
 
         ``n`` rows with mean ``mean`` (d,) and centred co-moment ``comoment`` (d, d) =
@@ -169,7 +179,7 @@ class GramAccumulator:
         # forms sum x x^T around the origin, so a large mean does not swamp the spread.
         na = self.n
         n = na + nb
-        delta = mb - self._mean                                   # (d,)
+        delta = mb - self._mean  # (d,)
         self._mean = self._mean + delta * (nb / n)
         self._m2 = self._m2 + m2b + np.outer(delta, delta) * (na * nb / n)
         self.n = n
@@ -217,7 +227,7 @@ class GramAccumulator:
     def eigh(self, centred: bool):
         """Eigenvalues (ascending) and eigenvectors (columns) of the chosen Gram matrix."""
         G = self.matrix(centred)
-        G = 0.5 * (G + G.T)                     # rounding in the merges can break exact symmetry
+        G = 0.5 * (G + G.T)  # rounding in the merges can break exact symmetry
         return np.linalg.eigh(G)
 
     def singular_values(self, centred: bool = False) -> np.ndarray:
@@ -329,16 +339,18 @@ def sigma_min_profile(states, *, centred: bool = False, method: str = "auto") ->
         name = f"states[{i}]"
         if isinstance(X, GramAccumulator):
             if method == "svd":
-                raise ValueError(f"`method` must be 'gram' when `{name}` is a GramAccumulator; got 'svd'")
+                raise ValueError(
+                    f"`method` must be 'gram' when `{name}` is a GramAccumulator; got 'svd'"
+                )
             acc = X
             acc._need(2 if centred else 1)
         else:
-            rows = _as_rows(X, name, d)                            # (N, d)
+            rows = _as_rows(X, name, d)  # (N, d)
             if method in ("svd", "auto"):
                 if centred:
                     rows = rows - rows.mean(axis=0)
                 s = np.linalg.svd(rows, compute_uv=False)
-                if rows.shape[0] < rows.shape[1]:      # rank-deficient: the missing values are 0
+                if rows.shape[0] < rows.shape[1]:  # rank-deficient: the missing values are 0
                     s = np.concatenate([s, np.zeros(rows.shape[1] - rows.shape[0])])
                 smin.append(float(s[-1])), smax.append(float(s[0])), ns.append(rows.shape[0])
                 d = rows.shape[1]
@@ -358,6 +370,7 @@ def sigma_min_profile(states, *, centred: bool = False, method: str = "auto") ->
 
 
 # -- the toy residual network of the chapter -----------------------------------------
+
 
 @dataclass(frozen=True)
 class ResidualToy:
@@ -382,8 +395,9 @@ class ResidualToy:
     direction: np.ndarray = field(repr=False)
 
 
-def residual_toy(d: int = 32, depth: int = 12, *, n: int = 256, cancel: float = 0.0,
-                 scale: float = 0.3, rng=None) -> ResidualToy:
+def residual_toy(
+    d: int = 32, depth: int = 12, *, n: int = 256, cancel: float = 0.0, scale: float = 0.3, rng=None
+) -> ResidualToy:
     """A linear residual network ``X_{l+1} = X_l (I + B_l)`` with a tunable cancelling branch.
 
     Each branch is ``B_l = scale * P (S_l + K_l) P - cancel * u u^T``: ``S_l`` a random PSD
@@ -407,17 +421,17 @@ def residual_toy(d: int = 32, depth: int = 12, *, n: int = 256, cancel: float = 
     scale = check_real(scale, "scale", low=0.0)
     g = as_generator(rng)
     u = g.standard_normal(d)
-    u /= np.linalg.norm(u)                                        # (d,)
-    P = np.eye(d) - np.outer(u, u)                                # (d, d) projector off u
-    X = g.standard_normal((n, d))                                 # (n, d) embedding output X_0
+    u /= np.linalg.norm(u)  # (d,)
+    P = np.eye(d) - np.outer(u, u)  # (d, d) projector off u
+    X = g.standard_normal((n, d))  # (n, d) embedding output X_0
     states, bp, dp = [X], [], []
     for _ in range(depth):
         W = g.standard_normal((d, d)) / np.sqrt(d)
-        S = P @ (W @ W.T) @ P / 2                                 # (d, d) PSD, kills u
+        S = P @ (W @ W.T) @ P / 2  # (d, d) PSD, kills u
         Z = g.standard_normal((d, d)) / np.sqrt(2 * d)
-        K = P @ (Z - Z.T) @ P                                     # (d, d) skew, kills u
-        B = scale * (S + K) - cancel * np.outer(u, u)             # (d, d); B u = -cancel u
-        F = X @ B                                                 # (n, d) branch outputs
+        K = P @ (Z - Z.T) @ P  # (d, d) skew, kills u
+        B = scale * (S + K) - cancel * np.outer(u, u)  # (d, d); B u = -cancel u
+        F = X @ B  # (n, d) branch outputs
         bp.append(float(np.linalg.eigvalsh(0.5 * (B + B.T))[0]))
         M = X.T @ F
         dp.append(float(np.linalg.eigvalsh(0.5 * (M + M.T))[0] / np.linalg.norm(X, 2) ** 2))

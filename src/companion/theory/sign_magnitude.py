@@ -18,6 +18,7 @@ from companion.theory.energy_equality import (  # noqa: F401
     single_layer_radial_fraction,
     single_layer_transverse_ratio,
 )
+from companion.theory.leverage import *  # noqa: F401,F403  (Part I: outlier leverage)
 from companion.theory.norms import rms, rmsnorm, rmsnorm_jacobian  # noqa: F401
 from companion.theory.perturbations import (  # noqa: F401
     gaussian_weights,
@@ -59,4 +60,3 @@ from companion.theory.transverse_ratio import (  # noqa: F401
     transverse_ratio_limit,
     transverse_ratio_paper,
 )
-from companion.theory.leverage import *  # noqa: F401,F403  (Part I: outlier leverage)

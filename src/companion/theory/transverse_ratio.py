@@ -38,7 +38,12 @@ __all__ = [
 
 #: The paper's measured C (V1, n = 2048, 20 seeds x 10,000 samples; value, SE), from the
 #: author's README / Figure 1 -- the paper's numbers, not ours.
-PAPER_TABLE2 = {0.01: (2.639, 0.012), 0.02: (2.583, 0.010), 0.05: (2.465, 0.010), 0.10: (2.299, 0.008)}
+PAPER_TABLE2 = {
+    0.01: (2.639, 0.012),
+    0.02: (2.583, 0.010),
+    0.05: (2.465, 0.010),
+    0.10: (2.299, 0.008),
+}
 
 
 def _probabilities(p, name="p", *, low_open=False):
@@ -92,7 +97,7 @@ def transverse_ratio_paper(p, *, variant: str = "code"):
     r_a = 1.0 - 4.0 * np.sqrt(p) / (3.0 * np.pi)
     if variant == "figure":
         return _out(transverse_ratio_limit() * (1.0 - p) * r_a)
-    r_sign = p - 4.0 * p ** 1.5 / (3.0 * np.pi)
+    r_sign = p - 4.0 * p**1.5 / (3.0 * np.pi)
     return _out((1.0 - r_sign) / (1.0 - 2.0 / np.pi) * r_a)
 
 
@@ -140,7 +145,7 @@ def branch_moments(p: float) -> BranchMoments:
     e_s = 1.0 - 2.0 * k_s
     r_s = e_s / 2.0
     kappa = 2.0 * np.sqrt(2.0 * p / np.pi)
-    sp = np.sqrt(1.0 + 4.0 * p + 2.0 * kappa)                 # sigma'/sigma
+    sp = np.sqrt(1.0 + 4.0 * p + 2.0 * kappa)  # sigma'/sigma
     rho = min((1.0 + kappa) / sp, 1.0)
     k_m = float(relu_kernel(rho))
     e_m = sp * sp / 2.0 + 0.5 - 2.0 * sp * k_m
@@ -214,9 +219,23 @@ class TransverseRatioResult(MCEstimate):
 
 
 # Per-seed sums kept for every p (index into the accumulator's last axis).
-_KEYS = ("T_s", "T_m", "E_s", "E_m", "Rn_s", "Rn_m", "Th_s", "Th_m", "Eh_s", "Eh_m",
-         "Rhn_s", "Rhn_m", "F_s", "F_m")
-_SPARSE_MAX_DENSITY = 0.02      # below this a sparse product beats a dense float32 GEMM here
+_KEYS = (
+    "T_s",
+    "T_m",
+    "E_s",
+    "E_m",
+    "Rn_s",
+    "Rn_m",
+    "Th_s",
+    "Th_m",
+    "Eh_s",
+    "Eh_m",
+    "Rhn_s",
+    "Rhn_m",
+    "F_s",
+    "F_m",
+)
+_SPARSE_MAX_DENSITY = 0.02  # below this a sparse product beats a dense float32 GEMM here
 
 
 def _delta_z_sign(x32, W1, U, ps, batch_cache):
@@ -231,7 +250,7 @@ def _delta_z_sign(x32, W1, U, ps, batch_cache):
     for i, p in enumerate(ps):
         key = ("inc", i)
         if key not in batch_cache:
-            sel = (U >= prev) & (U < p)                              # (m, n) newly flipped
+            sel = (U >= prev) & (U < p)  # (m, n) newly flipped
             inc = np.where(sel, np.float32(-2.0) * W1, np.float32(0.0))
             if p - prev < _SPARSE_MAX_DENSITY:
                 batch_cache[key] = ("sparse", sp.csr_matrix(inc))
@@ -239,9 +258,9 @@ def _delta_z_sign(x32, W1, U, ps, batch_cache):
                 batch_cache[key] = ("dense", np.ascontiguousarray(inc.T))
         kind, mat = batch_cache[key]
         if kind == "sparse":
-            dz = np.asarray((mat @ x32.T).T)                           # (b, m)
+            dz = np.asarray((mat @ x32.T).T)  # (b, m)
         else:
-            dz = x32 @ mat                                              # (b, m)
+            dz = x32 @ mat  # (b, m)
         acc = dz if acc is None else acc + dz
         out.append(acc)
         prev = p
@@ -260,53 +279,53 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
     from scipy.linalg.blas import ssyrk
 
     f32 = np.float32
-    W1 = g.standard_normal((m, n), dtype=f32) / f32(np.sqrt(n))         # (m, n)
-    W2T = (g.standard_normal((d, m), dtype=f32) / f32(np.sqrt(m))).T    # (m, d)
-    U = g.random((m, n), dtype=f32)                                     # (m, n) nested masks
-    S1T = np.ascontiguousarray(np.sign(W1).T)                           # (n, m)
-    W1T = np.ascontiguousarray(W1.T)                                    # (n, m)
+    W1 = g.standard_normal((m, n), dtype=f32) / f32(np.sqrt(n))  # (m, n)
+    W2T = (g.standard_normal((d, m), dtype=f32) / f32(np.sqrt(m))).T  # (m, d)
+    U = g.random((m, n), dtype=f32)  # (m, n) nested masks
+    S1T = np.ascontiguousarray(np.sign(W1).T)  # (n, m)
+    W1T = np.ascontiguousarray(W1.T)  # (n, m)
     w2 = W1.astype(np.float64) ** 2
     deltas = []
-    for p in ps:                                   # Frobenius match per draw: ||dW_sign|| / sqrt(mn)
+    for p in ps:  # Frobenius match per draw: ||dW_sign|| / sqrt(mn)
         deltas.append(2.0 * np.sqrt(w2[U < p].sum()) / np.sqrt(m * n))
     if not post_norm:
-        G = W2T @ W2T.T                                                 # (m, m) Gram of W2
-        Gw = 2 * np.triu(G) - np.diag(np.diag(G))                       # pairs with syrk's upper triangle
-        gram = {}                                                       # (i, branch) -> sum_x dh dh^T, upper
-    acc = np.zeros((len(ps), len(_KEYS)))          # float64 accumulators
+        G = W2T @ W2T.T  # (m, m) Gram of W2
+        Gw = 2 * np.triu(G) - np.diag(np.diag(G))  # pairs with syrk's upper triangle
+        gram = {}  # (i, branch) -> sum_x dh dh^T, upper
+    acc = np.zeros((len(ps), len(_KEYS)))  # float64 accumulators
     cache = {}
     j = _KEYS.index
     for start in range(0, samples, batch):
         b = min(batch, samples - start)
-        x = g.standard_normal((b, n), dtype=f32)                        # (b, n)
+        x = g.standard_normal((b, n), dtype=f32)  # (b, n)
         x /= np.linalg.norm(x, axis=1, keepdims=True)
-        z = x @ W1T                                                     # (b, m)
+        z = x @ W1T  # (b, m)
         h = np.maximum(z, 0)
-        zs = x @ S1T                                                    # (b, m) sign(W1) x, shared by all p
+        zs = x @ S1T  # (b, m) sign(W1) x, shared by all p
         if post_norm:
-            u = h @ W2T                                                 # (b, d)
+            u = h @ W2T  # (b, d)
             uu = np.einsum("ij,ij->i", u, u).astype(np.float64)
         else:
-            a = h @ G                                                   # (b, m) = (W2^T u) per input
+            a = h @ G  # (b, m) = (W2^T u) per input
             uu = np.einsum("ij,ij->i", h, a).astype(np.float64)
         hh = np.einsum("ij,ij->i", h, h).astype(np.float64)
         dzs = _delta_z_sign(x, W1, U, ps, cache)
-        buf = np.empty_like(z)                                          # (b, m) reused for every branch
+        buf = np.empty_like(z)  # (b, m) reused for every branch
         for i, p in enumerate(ps):
             for br in ("s", "m"):
                 if br == "s":
                     np.add(z, dzs[i], out=buf)
                 else:
-                    np.multiply(zs, f32(deltas[i]), out=buf)            # Delta z_mag = delta * sign(W1) x
+                    np.multiply(zs, f32(deltas[i]), out=buf)  # Delta z_mag = delta * sign(W1) x
                     buf += z
                 np.maximum(buf, 0, out=buf)
-                buf -= h                                                # Delta h, exact through ReLU
+                buf -= h  # Delta h, exact through ReLU
                 eh = np.einsum("ij,ij->i", buf, buf).astype(np.float64)
                 ch = np.einsum("ij,ij->i", h, buf).astype(np.float64)
                 radh = np.divide(ch * ch, hh, out=np.zeros_like(ch), where=hh > 0)
                 row = acc[i]
                 if post_norm:
-                    du = buf @ W2T                                      # (b, d)
+                    du = buf @ W2T  # (b, d)
                     e = np.einsum("ij,ij->i", du, du).astype(np.float64)
                     c = np.einsum("ij,ij->i", u, du).astype(np.float64)
                     e_sum = e.sum()
@@ -314,17 +333,20 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
                     row[j(f"F_{br}")] += (d * (e - c * c / uu) / (uu + 2 * c + e)).sum()
                 else:
                     c = np.einsum("ij,ij->i", a, buf).astype(np.float64)
-                    key = (i, br)                                       # accumulate Delta H^T Delta H (upper)
+                    key = (i, br)  # accumulate Delta H^T Delta H (upper)
                     if key in gram:
                         gram[key] = ssyrk(1.0, buf.T, beta=1.0, c=gram[key], trans=0, overwrite_c=1)
                     else:
-                        gram[key] = ssyrk(1.0, buf.T, trans=0)          # (m, m)
-                    e_sum = 0.0                                         # added once per seed, below
-                rad = c * c / uu                                        # (u_hat . Delta u)^2
-                row[j(f"T_{br}")] += e_sum - rad.sum(); row[j(f"E_{br}")] += e_sum
-                row[j(f"Rn_{br}")] += rad.sum(); row[j(f"Th_{br}")] += (eh - radh).sum()
-                row[j(f"Eh_{br}")] += eh.sum(); row[j(f"Rhn_{br}")] += radh.sum()
-    if not post_norm:            # sum_x ||Delta u||^2 = tr(G Delta H^T Delta H): row sums, then float64
+                        gram[key] = ssyrk(1.0, buf.T, trans=0)  # (m, m)
+                    e_sum = 0.0  # added once per seed, below
+                rad = c * c / uu  # (u_hat . Delta u)^2
+                row[j(f"T_{br}")] += e_sum - rad.sum()
+                row[j(f"E_{br}")] += e_sum
+                row[j(f"Rn_{br}")] += rad.sum()
+                row[j(f"Th_{br}")] += (eh - radh).sum()
+                row[j(f"Eh_{br}")] += eh.sum()
+                row[j(f"Rhn_{br}")] += radh.sum()
+    if not post_norm:  # sum_x ||Delta u||^2 = tr(G Delta H^T Delta H): row sums, then float64
         for (i, br), C in gram.items():
             e_sum = float(np.einsum("ij,ij->i", Gw, C).sum(dtype=np.float64))
             acc[i, j(f"T_{br}")] += e_sum
@@ -332,9 +354,18 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
     return acc, np.array(deltas)
 
 
-def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int | None = None,
-                                   samples: int = 2000, seeds: int = 8, batch: int = 2000,
-                                   post_norm: bool = True, rng=None) -> list[TransverseRatioResult]:
+def simulate_transverse_ratio_grid(
+    ps,
+    n: int,
+    *,
+    m: int | None = None,
+    d: int | None = None,
+    samples: int = 2000,
+    seeds: int = 8,
+    batch: int = 2000,
+    post_norm: bool = True,
+    rng=None,
+) -> list[TransverseRatioResult]:
     """:func:`simulate_transverse_ratio` for several flip rates at once (one result per p).
 
     The clean forward pass, ``sign(W1) x`` (all magnitude branches are ``delta_p`` times
@@ -359,19 +390,29 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
     per_seed, deltas = [], []
     for child in g.spawn(seeds):
         acc, dl = _one_seed(ps_sorted, n, m, d, samples, batch, child, bool(post_norm))
-        per_seed.append(acc); deltas.append(dl)
-    A = np.stack(per_seed)                     # (seeds, len(ps), keys)
-    D = np.stack(deltas)                       # (seeds, len(ps))
+        per_seed.append(acc)
+        deltas.append(dl)
+    A = np.stack(per_seed)  # (seeds, len(ps), keys)
+    D = np.stack(deltas)  # (seeds, len(ps))
     j = _KEYS.index
     results = [None] * len(ps_sorted)
     for i, p in enumerate(ps_sorted):
         a = A[:, i, :]
-        col = lambda k: a[:, j(k)]             # noqa: E731  per-seed sums of one quantity
+        col = lambda k: a[:, j(k)]  # noqa: E731  per-seed sums of one quantity
         c = ratio_estimate(col("T_s"), col("T_m"))
         res = TransverseRatioResult(
-            c.value, c.stderr, c.n, p=p, n_in=n, m=m, d=d, samples=samples,
-            R_sign=ratio_estimate(col("Rn_s"), col("E_s")), R_mag=ratio_estimate(col("Rn_m"), col("E_m")),
-            E_sign=mean_estimate(col("E_s") / samples), E_mag=mean_estimate(col("E_m") / samples),
+            c.value,
+            c.stderr,
+            c.n,
+            p=p,
+            n_in=n,
+            m=m,
+            d=d,
+            samples=samples,
+            R_sign=ratio_estimate(col("Rn_s"), col("E_s")),
+            R_mag=ratio_estimate(col("Rn_m"), col("E_m")),
+            E_sign=mean_estimate(col("E_s") / samples),
+            E_mag=mean_estimate(col("E_m") / samples),
             energy_ratio=ratio_estimate(col("E_s"), col("E_m")),
             R_sign_hidden=ratio_estimate(col("Rhn_s"), col("Eh_s")),
             R_mag_hidden=ratio_estimate(col("Rhn_m"), col("Eh_m")),
@@ -383,9 +424,17 @@ def simulate_transverse_ratio_grid(ps, n: int, *, m: int | None = None, d: int |
     return results
 
 
-def simulate_transverse_ratio(p: float, n: int, *, m: int | None = None, d: int | None = None,
-                              samples: int = 2000, seeds: int = 8, post_norm: bool = True,
-                              rng=None) -> TransverseRatioResult:
+def simulate_transverse_ratio(
+    p: float,
+    n: int,
+    *,
+    m: int | None = None,
+    d: int | None = None,
+    samples: int = 2000,
+    seeds: int = 8,
+    post_norm: bool = True,
+    rng=None,
+) -> TransverseRatioResult:
     """Simulate Theorem 3's asymmetry ratio C at flip rate ``p`` and width ``n`` (m, d default n).
 
     ``C = sum T(Delta u_sign; u) / sum T(Delta u_mag; u)``: first-order transverse energy
@@ -403,5 +452,6 @@ def simulate_transverse_ratio(p: float, n: int, *, m: int | None = None, d: int 
     True
     """
     p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
-    return simulate_transverse_ratio_grid([p], n, m=m, d=d, samples=samples, seeds=seeds,
-                                          post_norm=post_norm, rng=rng)[0]
+    return simulate_transverse_ratio_grid(
+        [p], n, m=m, d=d, samples=samples, seeds=seeds, post_norm=post_norm, rng=rng
+    )[0]

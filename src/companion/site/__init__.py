@@ -1,0 +1,1 @@
+"""Book tooling: the Sphinx extension, vendored JavaScript, slides, handouts, site checks."""
