@@ -13,12 +13,17 @@ import numpy as np
 
 __all__ = [
     "as_generator",
+    "check_bool",
     "check_choice",
     "check_finite_array",
+    "check_instance",
     "check_int",
     "check_matrix",
+    "check_nonempty",
     "check_probability",
     "check_real",
+    "check_shape",
+    "check_symmetric",
 ]
 
 
@@ -126,10 +131,65 @@ def check_choice(value, name: str, choices) -> str:
     ...
     ValueError: `dist` must be one of 'gaussian', 'laplace'; got 'cauchy'
     """
+    opts = ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a string, one of {opts}; got {type(value).__name__}")
     if value not in choices:
-        opts = ", ".join(repr(c) for c in choices)
         raise ValueError(f"`{name}` must be one of {opts}; got {value!r}")
     return value
+
+
+def check_bool(value, name: str) -> bool:
+    """A bool (or numpy bool); ints and other truthy objects are refused.
+
+    Examples
+    --------
+    >>> check_bool(1, "centred")
+    Traceback (most recent call last):
+    ...
+    TypeError: `centred` must be a bool; got int
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be a bool; got {type(value).__name__}")
+    return bool(value)
+
+
+def check_instance(value, name: str, cls):
+    """An instance of ``cls`` (e.g. a result record that a function reads).
+
+    Examples
+    --------
+    >>> check_instance("toy", "toy", dict)
+    Traceback (most recent call last):
+    ...
+    TypeError: `toy` must be a dict; got str
+    """
+    if not isinstance(value, cls):
+        raise TypeError(f"`{name}` must be a {cls.__name__}; got {type(value).__name__}")
+    return value
+
+
+def check_shape(shape, name: str = "shape") -> tuple:
+    """An array shape: a non-negative int or a tuple of them.
+
+    Examples
+    --------
+    >>> check_shape(3), check_shape((2, 0))
+    ((3,), (2, 0))
+    >>> check_shape((-1, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: `shape` must hold non-negative integers; got (-1, 3)
+    """
+    dims = (shape,) if isinstance(shape, (numbers.Integral, np.integer)) else shape
+    if not isinstance(dims, (tuple, list)) or not all(
+        isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, bool) for k in dims
+    ):
+        raise TypeError(f"`{name}` must be an int or a tuple of ints; got {_fmt(shape)}")
+    dims = tuple(int(k) for k in dims)
+    if any(k < 0 for k in dims):
+        raise ValueError(f"`{name}` must hold non-negative integers; got {dims}")
+    return dims
 
 
 def check_finite_array(
@@ -143,8 +203,30 @@ def check_finite_array(
     Traceback (most recent call last):
     ...
     ValueError: `x` must contain only finite values; got 1 non-finite entries
+    >>> check_finite_array("0.1", "p")
+    Traceback (most recent call last):
+    ...
+    TypeError: `p` must be a real number or an array of them; got str
     """
-    arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
+    what = f"`{name}` must be a real number or an array of them"
+    kind = None
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{what}; got {type(x).__name__}")
+    if isinstance(x, np.ndarray):
+        kind = x.dtype.kind
+    elif isinstance(x, (list, tuple)):
+        try:
+            kind = np.asarray(x).dtype.kind  # numpy would turn ["0.1"] into 0.1
+        except ValueError:
+            raise ValueError(
+                f"`{name}` must be a rectangular array; got a ragged sequence"
+            ) from None
+    if kind is not None and kind not in "biufO":
+        raise TypeError(f"{what}; got an array of dtype {np.asarray(x).dtype}")
+    try:
+        arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}; got {type(x).__name__}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"`{name}` must be a {ndim}-D array; got shape {arr.shape}")
     if min_ndim is not None and arr.ndim < min_ndim:
@@ -155,6 +237,46 @@ def check_finite_array(
     if bad:
         raise ValueError(f"`{name}` must contain only finite values; got {bad} non-finite entries")
     return arr
+
+
+def check_nonempty(arr: np.ndarray, name: str) -> np.ndarray:
+    """Refuse an array with a zero-length axis (no rows, or an empty last axis).
+
+    Examples
+    --------
+    >>> check_nonempty(np.ones((0, 3)), "Y")
+    Traceback (most recent call last):
+    ...
+    ValueError: `Y` must not be empty; got shape (0, 3)
+    """
+    if arr.size == 0:
+        raise ValueError(f"`{name}` must not be empty; got shape {arr.shape}")
+    return arr
+
+
+def check_symmetric(x, name: str, *, min_size: int = 1) -> np.ndarray:
+    """A finite, square, symmetric float64 matrix of size ``>= min_size``, symmetrised.
+
+    Symmetric means to rounding: an asymmetry up to ``1e-10`` of the largest entry is
+    averaged away (``(S + S^T)/2``, what accumulated covariances need); a larger one is
+    an error, since the matrix is then not a covariance at all.
+
+    Examples
+    --------
+    >>> check_symmetric([[2.0, 1.0], [0.0, 2.0]], "cov")
+    Traceback (most recent call last):
+    ...
+    ValueError: `cov` must be symmetric; got an asymmetry of 1
+    """
+    S = check_finite_array(x, name, ndim=2)
+    if S.shape[0] != S.shape[1] or S.shape[0] < min_size:
+        raise ValueError(
+            f"`{name}` must be a square (d, d) matrix with d >= {min_size}; got shape {S.shape}"
+        )
+    asym = float(np.max(np.abs(S - S.T)))
+    if asym > 1e-10 * float(np.max(np.abs(S))):
+        raise ValueError(f"`{name}` must be symmetric; got an asymmetry of {asym:.3g}")
+    return 0.5 * (S + S.T)
 
 
 def check_matrix(x, name: str, *, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:

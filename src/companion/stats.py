@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
+from companion._validate import check_finite_array, check_real
+
 __all__ = ["MCEstimate", "mean_estimate", "ratio_estimate"]
 
 
@@ -33,17 +35,20 @@ class MCEstimate:
 
     def agrees_with(self, exact: float, k: float = 4.0) -> bool:
         """True when ``|value - exact| <= k * stderr``."""
-        return bool(abs(self.value - float(exact)) <= k * self.stderr)
+        exact = check_real(exact, "exact")
+        k = check_real(k, "k", low=0.0)
+        return bool(abs(self.value - exact) <= k * self.stderr)
 
     def z(self, exact: float) -> float:
         """Signed distance to ``exact`` in standard errors (inf when stderr is 0)."""
-        diff = self.value - float(exact)
+        diff = self.value - check_real(exact, "exact")
         if self.stderr == 0:
             return 0.0 if diff == 0 else float(np.sign(diff) * np.inf)
         return diff / self.stderr
 
     def ci(self, level: float = 0.95) -> tuple[float, float]:
         """Normal-approximation confidence interval."""
+        level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
         half = float(_st.norm.ppf(0.5 + level / 2)) * self.stderr
         return (float(self.value - half), float(self.value + half))
 
@@ -63,7 +68,7 @@ def mean_estimate(samples) -> MCEstimate:
     >>> mean_estimate([1.0, 2.0, 3.0]).value
     2.0
     """
-    x = np.asarray(samples, dtype=np.float64).ravel()
+    x = check_finite_array(samples, "samples").ravel()
     if x.size < 2:
         raise ValueError(f"`samples` must hold at least 2 draws; got {x.size}")
     return MCEstimate(float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size)), int(x.size))
@@ -81,13 +86,16 @@ def ratio_estimate(num, den) -> MCEstimate:
     >>> r.value, r.stderr
     (2.0, 0.0)
     """
-    a = np.asarray(num, dtype=np.float64).ravel()
-    b = np.asarray(den, dtype=np.float64).ravel()
+    a = check_finite_array(num, "num").ravel()
+    b = check_finite_array(den, "den").ravel()
     if a.shape != b.shape:
         raise ValueError(f"`num` and `den` must have the same length; got {a.size} and {b.size}")
     if a.size < 2:
         raise ValueError(f"`num` must hold at least 2 draws; got {a.size}")
-    r = a.sum() / b.sum()
+    total = b.sum()
+    if total == 0:
+        raise ValueError("`den` must have a non-zero sum (the ratio is undefined); got 0")
+    r = a.sum() / total
     resid = a - r * b  # linearisation of the ratio around r
     se = np.sqrt(resid.var(ddof=1) / a.size) / abs(b.mean())
     return MCEstimate(float(r), float(se), int(a.size))

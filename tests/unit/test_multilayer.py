@@ -39,7 +39,8 @@ def test_v2_relu_first_order_is_theorem3_exact_kernel():
 
 
 def test_finite_difference_inflation_explains_v2():
-    # V2's reading is the first-order ratio times 1 + 4 sqrt(2p/pi) + 4p (spec 4.4: 2.64 x 1.36 = 3.60)
+    # V2's reading is the first-order ratio times 1 + 4 sqrt(2p/pi) + 4p
+    # (spec 4.4: 2.64 x 1.36 = 3.60)
     for p in (0.01, 0.02, 0.05):
         ratio = ml.first_layer_ratio("V2", "relu", p) / ml.first_layer_ratio(
             "V2", "relu", p, readout="prenorm"
@@ -124,8 +125,8 @@ def test_chain_result_shapes_truncation_and_determinism():
             lambda: ml.first_layer_ratio("V2", "tanh", 0.01),
             "`activation` must be one of 'relu', 'silu'; got 'tanh'",
         ),
-        (lambda: ml.fit_compounding([3.0]), "`values` must hold at least 2 depths; got 1"),
-        (lambda: ml.fit_compounding([3.0, -1.0]), "`values` must be positive; got -1"),
+        (lambda: ml.fit_compounding([3.0]), "`data` must hold at least 2 depths; got 1"),
+        (lambda: ml.fit_compounding([3.0, -1.0]), "`data` must be positive; got -1"),
         (
             lambda: ml.fit_compounding([3.0, 2.0]).estimate("free"),
             "`fit` must come from a ChainResult to carry a standard error; got bare values",

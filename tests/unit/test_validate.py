@@ -46,6 +46,68 @@ from companion import _validate as v
             "`rng` must be None, an int seed or a numpy Generator; got str",
         ),
         (lambda: v.as_generator(-1), ValueError, "`rng` must be a non-negative seed; got -1"),
+        (
+            lambda: v.check_choice(np.array(["a"]), "dist", ["a", "b"]),
+            TypeError,
+            "`dist` must be a string, one of 'a', 'b'; got ndarray",
+        ),
+        (
+            lambda: v.check_finite_array("0.1", "p"),
+            TypeError,
+            "`p` must be a real number or an array of them; got str",
+        ),
+        (
+            lambda: v.check_finite_array(["0.1"], "p"),
+            TypeError,
+            "`p` must be a real number or an array of them; got an array of dtype <U3",
+        ),
+        (
+            lambda: v.check_finite_array(None, "x"),
+            TypeError,
+            "`x` must be a real number or an array of them; got NoneType",
+        ),
+        (
+            lambda: v.check_finite_array(object(), "x"),
+            TypeError,
+            "`x` must be a real number or an array of them; got object",
+        ),
+        (
+            lambda: v.check_finite_array([[1.0, 2.0], [3.0]], "x"),
+            ValueError,
+            "`x` must be a rectangular array; got a ragged sequence",
+        ),
+        (
+            lambda: v.check_finite_array([1 + 2j], "x"),
+            TypeError,
+            "`x` must be a real number or an array of them; got an array of dtype complex128",
+        ),
+        (lambda: v.check_bool(1, "centred"), TypeError, "`centred` must be a bool; got int"),
+        (lambda: v.check_instance(3, "toy", dict), TypeError, "`toy` must be a dict; got int"),
+        (
+            lambda: v.check_shape((2, 1.5)),
+            TypeError,
+            "`shape` must be an int or a tuple of ints; got (2, 1.5)",
+        ),
+        (
+            lambda: v.check_shape((-1, 3)),
+            ValueError,
+            "`shape` must hold non-negative integers; got (-1, 3)",
+        ),
+        (
+            lambda: v.check_nonempty(np.ones((0, 3)), "Y"),
+            ValueError,
+            "`Y` must not be empty; got shape (0, 3)",
+        ),
+        (
+            lambda: v.check_symmetric(np.ones((2, 3)), "cov", min_size=2),
+            ValueError,
+            "`cov` must be a square (d, d) matrix with d >= 2; got shape (2, 3)",
+        ),
+        (
+            lambda: v.check_symmetric([[1.0, 2.0], [2.001, 1.0]], "cov"),
+            ValueError,
+            "`cov` must be symmetric; got an asymmetry of 0.001",
+        ),
     ],
 )
 def test_messages_are_pinned(call, exc, msg):
@@ -65,3 +127,11 @@ def test_library_never_seeds_numpy_globally():
 
     simulate_bussgang_cos2(16, samples=10, rng=1)
     assert np.array_equal(np.random.get_state()[1], state)
+
+
+def test_check_symmetric_averages_rounding_level_asymmetry():
+    S = np.array([[1.0, 2.0], [2.0 + 1e-14, 1.0]])
+    out = v.check_symmetric(S, "cov")
+    np.testing.assert_array_equal(out, out.T)
+    assert v.check_bool(np.bool_(True), "b") is True
+    assert v.check_shape(3) == (3,)

@@ -8,7 +8,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from companion._validate import as_generator, check_choice, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_shape,
+)
 from companion.stats import MCEstimate, mean_estimate
 
 __all__ = [
@@ -26,9 +33,8 @@ DISTRIBUTIONS = ("gaussian", "laplace", "student_t", "uniform")
 
 def _check_params(dist: str, nu) -> float | None:
     check_choice(dist, "dist", DISTRIBUTIONS)
-    if dist == "student_t":
-        return check_real(nu, "nu", low=2.0, low_open=True)
-    return None
+    nu = check_real(nu, "nu", low=2.0, low_open=True)  # checked even where unused
+    return nu if dist == "student_t" else None
 
 
 def absolute_moments(
@@ -102,10 +108,10 @@ def bussgang_cos2(dist: str = "gaussian", *, n: int | None = None, nu: float = 5
     0.405285
     """
     m1, m2, m3, m4 = absolute_moments(dist, nu=nu)
+    n = None if n is None else check_int(n, "n", low=2)
     limit = m1**2 / m2
     if n is None:
         return float(limit)
-    n = check_int(n, "n", low=2)
     if not np.isfinite(m4):
         raise ValueError(f"`nu` must be > 4 for a finite-n correction; got {nu:g}")
     corr = (m2 - m1**2) / m2 - 2 * m1 * (m3 - m1 * m2) / m2**2 + m1**2 * (m4 - m2**2) / m2**3
@@ -114,6 +120,7 @@ def bussgang_cos2(dist: str = "gaussian", *, n: int | None = None, nu: float = 5
 
 def sample_weights(shape, dist: str = "gaussian", *, nu: float = 5.0, rng=None) -> np.ndarray:
     """I.i.d. weights of the given shape from one of :data:`DISTRIBUTIONS` (unit scale)."""
+    shape = check_shape(shape)
     nu = _check_params(dist, nu)
     g = as_generator(rng)
     if dist == "gaussian":
@@ -128,14 +135,22 @@ def sample_weights(shape, dist: str = "gaussian", *, nu: float = 5.0, rng=None) 
 def row_cos2(W) -> np.ndarray:
     """Per-row cos^2(w_i, sign w_i) = ||w_i||_1^2 / (n ||w_i||_2^2) of a matrix ``W`` (m, n).
 
+    A zero row has no sign pattern (cos^2 is 0/0 there) and is refused.
+
     Examples
     --------
     >>> row_cos2(np.array([[1.0, -1.0], [3.0, 4.0]]))
     array([1.  , 0.98])
     """
-    W = np.asarray(W, dtype=np.float64)
+    W = check_finite_array(W, "W")
     if W.ndim != 2 or W.shape[1] < 2:
         raise ValueError(f"`W` must be a 2-D array with at least 2 columns; got shape {W.shape}")
+    zero = np.flatnonzero(~W.any(axis=1))
+    if zero.size:
+        raise ValueError(
+            f"`W` must have no all-zero rows (cos^2 is 0/0 there); got {zero.size} at rows "
+            f"{zero[:10].tolist()}"
+        )
     l1 = np.abs(W).sum(axis=1)
     l2sq = np.einsum("ij,ij->i", W, W)
     return l1**2 / (W.shape[1] * l2sq)

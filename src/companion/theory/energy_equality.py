@@ -1,6 +1,7 @@
 """Proposition 1 of Dong (2026): energy equality and single-layer radial fractions.
 
-* (a) For any ``Delta W`` (m x n) and x uniform on S^{n-1}, ``E ||Delta W x||^2 = ||Delta W||_F^2 / n``.
+* (a) For any ``Delta W`` (m x n) and x uniform on S^{n-1},
+  ``E ||Delta W x||^2 = ||Delta W||_F^2 / n``.
 * (b) One linear layer z = W x: a sign flip at rate p has radial fraction
   ``R -> p + (1 - p)/m``; independent noise has ``R = 1/m`` exactly.
 * (c) One layer + RMSNorm: ``T_noise / T_sign -> 1/(1 - p)`` -- the *opposite* ordering
@@ -20,7 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import as_generator, check_int, check_matrix, check_probability, check_real
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_int,
+    check_matrix,
+    check_probability,
+    check_real,
+)
 from companion.stats import MCEstimate, mean_estimate, ratio_estimate
 from companion.theory.perturbations import (
     gaussian_weights,
@@ -56,7 +64,7 @@ def energy_equality(delta_W) -> float:
 
 
 def simulate_energy_equality(delta_W, *, samples: int = 4000, rng=None) -> MCEstimate:
-    """Monte Carlo ``E ||Delta W x||^2`` over x uniform on the sphere (compare :func:`energy_equality`).
+    """Monte Carlo ``E ||Delta W x||^2`` over x uniform on the sphere (cf. :func:`energy_equality`).
 
     Examples
     --------
@@ -95,9 +103,7 @@ def single_layer_radial_fraction(p: float = 0.0, m: int | None = None, kind: str
     >>> single_layer_radial_fraction(kind="noise", m=100)
     0.01
     """
-    if kind not in ("sign", "noise", "magnitude"):
-        opts = "'sign', 'noise', 'magnitude'"
-        raise ValueError(f"`kind` must be one of {opts}; got {kind!r}")
+    check_choice(kind, "kind", ("sign", "noise", "magnitude"))
     p = check_probability(p)
     inv_m = 0.0 if m is None else 1.0 / check_int(m, "m", low=2)
     if kind == "noise":
@@ -107,7 +113,8 @@ def single_layer_radial_fraction(p: float = 0.0, m: int | None = None, kind: str
     r = p if kind == "sign" else 2.0 / np.pi
     if m is None:
         return float(r)
-    # Delta z = a z + e with e isotropic: R = X / (X + Y), X ~ noncentral chi^2_1 (lam), Y ~ chi^2_{m-1};
+    # Delta z = a z + e with e isotropic: R = X / (X + Y), X ~ noncentral chi^2_1 (lam),
+    # Y ~ chi^2_{m-1};
     # mean of the ratio to second order (the per-sample average the author's script takes)
     lam = r * m / (1.0 - r) if r < 1 else np.inf
     jensen = 0.0 if not np.isfinite(lam) else 2.0 * lam * (m - 1) / (lam + m) ** 3
@@ -199,6 +206,11 @@ def simulate_single_layer(
         tn.append(np.sum((1 - r_n) * e_n))
         es.append(e_s.sum())
         en.append(e_n.sum())
+    if not any(es):  # no weight flipped in any draw: every ratio is 0/0
+        raise ValueError(
+            f"`p` must flip at least one weight in some draw; got p = {p:g}, which flipped "
+            f"none of the {m} x {n} weights in {seeds} draws"
+        )
     return SingleLayerResult(
         p=p,
         n=n,

@@ -27,7 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_bool,
+    check_finite_array,
+    check_int,
+    check_nonempty,
+    check_real,
+    check_symmetric,
+)
 from companion.theory.ln_kernel import inverse_scale_direction, sample_gamma
 from companion.theory.norms import layernorm
 
@@ -42,15 +50,11 @@ __all__ = [
 ]
 
 
-def _check_psd_factor(M, name: str) -> np.ndarray:
-    M = check_finite_array(M, name, ndim=2)
-    if M.shape[0] != M.shape[1] or M.shape[0] < 1:
-        raise ValueError(f"`{name}` must be a square matrix; got shape {M.shape}")
-    if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(M).max())):
-        raise ValueError(
-            f"`{name}` must be symmetric; got an asymmetric {M.shape[0]}x{M.shape[1]} matrix"
-        )
-    return 0.5 * (M + M.T)
+def _vector(x, name: str, length: int) -> np.ndarray:
+    x = check_finite_array(x, name, ndim=1)
+    if x.shape[0] != length:
+        raise ValueError(f"`{name}` must have length {length}; got length {x.shape[0]}")
+    return x
 
 
 @dataclass(frozen=True)
@@ -76,14 +80,18 @@ class KronSpectrum:
     kappa: np.ndarray
     g_vectors: np.ndarray
 
+    def _pair(self, k) -> tuple[int, int]:
+        k = check_int(k, "k", low=0, high=self.values.size - 1)
+        return self.index[k]
+
     def vector(self, k: int) -> np.ndarray:
         """Eigenvector ``a_i (x) g_j`` of the k-th value, length dA * dG (``np.kron`` order)."""
-        i, j = self.index[k]
+        i, j = self._pair(k)
         return np.kron(self.a_vectors[:, i], self.g_vectors[:, j])
 
     def increment(self, k: int) -> np.ndarray:
         """The same eigenvector as a weight increment ``g_j a_i^T`` (dG, dA)."""
-        i, j = self.index[k]
+        i, j = self._pair(k)
         return np.outer(self.g_vectors[:, j], self.a_vectors[:, i])
 
     def dense_vectors(self) -> np.ndarray:
@@ -120,8 +128,8 @@ def kfac_lift(A, G) -> KronSpectrum:
     >>> bool(np.allclose(np.sort(np.linalg.eigvalsh(np.kron(A, G))), spec.values))
     True
     """
-    A = _check_psd_factor(A, "A")
-    G = _check_psd_factor(G, "G")
+    A = check_symmetric(A, "A")
+    G = check_symmetric(G, "G")
     alpha, Va = np.linalg.eigh(A)  # (dA,), (dA, dA)
     kappa, Vg = np.linalg.eigh(G)  # (dG,), (dG, dG)
     prods = np.outer(alpha, kappa)  # (dA, dG)
@@ -141,8 +149,8 @@ def kfac_quadratic_form(A, G, dW) -> float:
     >>> kfac_quadratic_form(A, G, np.outer(np.ones(3), [1.0, 0.0]))   # v in ker A
     0.0
     """
-    A = _check_psd_factor(A, "A")
-    G = _check_psd_factor(G, "G")
+    A = check_symmetric(A, "A")
+    G = check_symmetric(G, "G")
     dW = check_finite_array(dW, "dW", ndim=2)
     if dW.shape != (G.shape[0], A.shape[0]):
         raise ValueError(
@@ -152,8 +160,16 @@ def kfac_quadratic_form(A, G, dW) -> float:
 
 
 def softmax(z) -> np.ndarray:
-    """Row-wise softmax over the last axis, float64 (max-shifted for stability)."""
-    z = np.asarray(z, dtype=np.float64)
+    """Row-wise softmax over the last axis, float64 (max-shifted for stability).
+
+    Examples
+    --------
+    >>> softmax([0.0, np.log(3.0)])
+    array([0.25, 0.75])
+    """
+    z = check_finite_array(z, "z", min_ndim=1)
+    if z.shape[-1] == 0:
+        raise ValueError(f"`z` must have a non-empty last axis; got shape {z.shape}")
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -177,7 +193,7 @@ def categorical_fisher(logits, dlogits) -> float:
     >>> categorical_fisher([[0.3, -2.0]], [[5.0, 5.0]])      # softmax shift gauge
     0.0
     """
-    z = check_finite_array(logits, "logits", ndim=2)
+    z = check_nonempty(check_finite_array(logits, "logits", ndim=2), "logits")
     dz = check_finite_array(dlogits, "dlogits", ndim=2)
     if dz.shape != z.shape:
         raise ValueError(
@@ -230,9 +246,15 @@ class LNSoftmaxHead:
         """Logits (N, V) at (optionally) changed head weights, head bias and LN bias.
 
         For a tied head the changed ``W`` is also the embedding that builds ``h``."""
-        W = self.W if W is None else np.asarray(W, dtype=np.float64)
-        b = self.b if b is None else np.asarray(b, dtype=np.float64)
-        beta = self.beta if beta is None else np.asarray(beta, dtype=np.float64)
+        V, d = self.W.shape
+        if W is None:
+            W = self.W
+        else:
+            W = check_finite_array(W, "W", ndim=2)
+            if W.shape != (V, d):
+                raise ValueError(f"`W` must have shape {(V, d)}; got shape {W.shape}")
+        b = self.b if b is None else _vector(b, "b", V)
+        beta = self.beta if beta is None else _vector(beta, "beta", d)
         h = self.h
         if self.tied:
             h = h + (W - self.W)[self.tokens] @ self.M  # (N, d) embeddings moved too
@@ -249,9 +271,9 @@ class LNSoftmaxHead:
         y = self.y
         dz = y @ dW.T  # (N, V)
         if db is not None:
-            dz = dz + check_finite_array(db, "db", ndim=1)
+            dz = dz + _vector(db, "db", self.W.shape[0])
         if dbeta is not None:
-            dz = dz + check_finite_array(dbeta, "dbeta", ndim=1) @ self.W.T
+            dz = dz + _vector(dbeta, "dbeta", self.W.shape[1]) @ self.W.T
         if self.tied:
             dh = dW[self.tokens] @ self.M  # (N, d) input change
             # LN Jacobian applied row-wise: gamma * (P dh - z <z, P dh>/d) / s
@@ -271,7 +293,7 @@ class LNSoftmaxHead:
         """``(A, G)``: ``A`` the covariance (``centred``) or second moment of ``y`` (d, d),
         ``G = E_x[diag p - p p^T]`` the logit-gradient second moment (V, V)."""
         y = self.y
-        if centred:
+        if check_bool(centred, "centred"):
             yc = y - y.mean(axis=0)
             A = yc.T @ yc / y.shape[0]
         else:
@@ -290,9 +312,19 @@ class LNSoftmaxHead:
         w = check_finite_array(w, "w", ndim=1)
         if w.shape[0] != self.W.shape[1]:
             raise ValueError(f"`w` must have length d = {self.W.shape[1]}; got length {w.shape[0]}")
+        ts = check_finite_array(ts, "ts")
+        if ts.ndim > 1:
+            raise ValueError(f"`ts` must be a number or a 1-D array; got shape {ts.shape}")
+        ts = np.atleast_1d(ts)
         v, c, z0 = self.vstar, self.c, self.logits()
+        pole = 1 + ts * (v @ w) == 0
+        if np.any(pole):
+            raise ValueError(
+                "`ts` must avoid the pole 1 + t <v*, w> = 0 of the curve; "
+                f"got t = {float(ts[pole][0]):g}"
+            )
         out = []
-        for t in np.atleast_1d(np.asarray(ts, dtype=np.float64)):
+        for t in ts:
             Wt = self.W + t * np.outer(self.W @ w, v)
             bt = self.beta - t * c * w / (1 + t * (v @ w))
             out.append(float(np.max(np.abs(self.logits(W=Wt, beta=bt) - z0))))
@@ -330,7 +362,10 @@ def ln_softmax_head(
     d = check_int(d, "d", low=2)
     n = check_int(n, "n", low=2)
     beta_scale = check_real(beta_scale, "beta_scale", low=0.0)
+    gamma_sigma = check_real(gamma_sigma, "gamma_sigma", low=0.0)
     eps = check_real(eps, "eps", low=0.0)
+    tied = check_bool(tied, "tied")
+    bias = check_bool(bias, "bias")
     g = as_generator(rng)
     gamma = sample_gamma(d, gamma_sigma, signs=True, rng=g)  # (d,)
     beta = beta_scale * g.standard_normal(d)  # (d,)
@@ -340,4 +375,4 @@ def ln_softmax_head(
     M = g.standard_normal((d, d)) / np.sqrt(d) + np.eye(d)  # (d, d) "body"
     tokens = g.integers(0, V, n)  # (n,)
     h = E[tokens] @ M + 0.5 * g.standard_normal((n, d))  # (n, d) pre-norm states
-    return LNSoftmaxHead(W, b, gamma, beta, eps, h, tokens, M, bool(tied))
+    return LNSoftmaxHead(W, b, gamma, beta, eps, h, tokens, M, tied)

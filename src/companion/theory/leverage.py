@@ -21,6 +21,7 @@ import numpy as np
 
 from companion._validate import (
     as_generator,
+    check_bool,
     check_choice,
     check_finite_array,
     check_int,
@@ -143,7 +144,7 @@ def simulate_leverage(
     samples = check_int(samples, "samples", low=2)
     stage = check_choice(stage, "stage", ("pre_relu", "post_relu"))
     g = as_generator(rng)
-    if full_rows:
+    if check_bool(full_rows, "full_rows"):
         wj, r = [], []
         chunk = max(1, 2**20 // n)  # rows per block: ~1M weights in memory
         for start in range(0, samples, chunk):

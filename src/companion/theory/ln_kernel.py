@@ -28,10 +28,13 @@ import numpy as np
 
 from companion._validate import (
     as_generator,
+    check_bool,
     check_choice,
     check_finite_array,
     check_int,
+    check_nonempty,
     check_real,
+    check_symmetric,
 )
 from companion.stats import MCEstimate, mean_estimate
 from companion.theory.norms import layernorm, rmsnorm
@@ -87,7 +90,7 @@ def effective_scale(weight, convention: str = "plain") -> np.ndarray:
     array([1. , 1.5])
     """
     check_choice(convention, "convention", ("plain", "one_plus"))
-    w = check_finite_array(weight, "weight", ndim=1)
+    w = check_nonempty(check_finite_array(weight, "weight", ndim=1), "weight")
     return w + 1.0 if convention == "one_plus" else w.copy()
 
 
@@ -115,10 +118,12 @@ def inverse_scale_direction(gamma) -> np.ndarray:
     array([0.5, 0.5, 0.5, 0.5])
     >>> inverse_scale_direction([1.0, -2.0])
     array([ 0.894...,  -0.447...])
+    >>> inverse_scale_direction([1e-310, 1.0])       # 1/gamma overflows; v* does not
+    array([1.e+000, 1.e-310])
     >>> inverse_scale_direction([1.0, 0.0, 2.0])
     Traceback (most recent call last):
     ...
-    ValueError: `gamma` must have no zero entries; got 1 zero entry at coordinates [1] (gamma^-1 is undefined there; each coordinate vector e_i with gamma_i = 0 is itself a kernel direction of Cov(LN(X)))
+    ValueError: `gamma` must have no zero entries; got 1 zero entry at coordinates [1] (...)
     """
     g = check_finite_array(gamma, "gamma", ndim=1)
     if g.shape[0] < 2:
@@ -133,8 +138,15 @@ def inverse_scale_direction(gamma) -> np.ndarray:
             f"{shown}{more} (gamma^-1 is undefined there; each coordinate vector e_i with "
             f"gamma_i = 0 is itself a kernel direction of Cov(LN(X)))"
         )
-    inv = 1.0 / g
-    return inv / np.linalg.norm(inv)
+    with np.errstate(over="ignore", under="ignore"):
+        inv = 1.0 / g
+        nrm = np.linalg.norm(inv)
+    if not (np.isfinite(nrm) and nrm > 0):
+        # 1/g overflows (a subnormal gamma_i) or ||1/g|| under- or overflows: scale by
+        # min |g| first, so that the largest entry of the direction is exactly +-1
+        inv = np.min(np.abs(g)) / g
+        nrm = np.linalg.norm(inv)
+    return inv / nrm
 
 
 def sample_gamma(d: int, sigma: float = 1.0, *, signs: bool = True, rng=None) -> np.ndarray:
@@ -149,6 +161,7 @@ def sample_gamma(d: int, sigma: float = 1.0, *, signs: bool = True, rng=None) ->
     """
     d = check_int(d, "d", low=2)
     sigma = check_real(sigma, "sigma", low=0.0)
+    signs = check_bool(signs, "signs")
     rng = as_generator(rng)
     g = np.exp(sigma * rng.standard_normal(d))  # (d,)
     if signs:
@@ -194,14 +207,19 @@ def round_to_bfloat16(x) -> np.ndarray:
     bfloat16 keeps the top 16 bits of the float32 pattern (8 exponent bits, 7 stored
     mantissa bits). Round-to-nearest-even on the bit pattern: add ``0x7FFF`` plus the
     lowest kept bit, then clear the low 16 bits. Inputs are first rounded to float32;
-    NaN and infinities are not expected (inputs are validated upstream).
+    they must be finite and within the float32 range.
 
     Examples
     --------
     >>> round_to_bfloat16([1.0, 1.00390625, 1.01171875, 3.14159265])
     array([1.     , 1.     , 1.015625, 3.140625], dtype=float32)
     """
-    x32 = np.asarray(x, dtype=np.float32)
+    x = check_finite_array(x, "x")
+    if np.any(np.abs(x) > np.finfo(np.float32).max):
+        raise ValueError(
+            f"`x` must lie within the float32 range (|x| <= 3.4e38); got {np.abs(x).max():g}"
+        )
+    x32 = x.astype(np.float32)
     bits = np.ascontiguousarray(x32).reshape(-1).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32).reshape(x32.shape)
@@ -219,7 +237,7 @@ def round_to_precision(x, precision: str = "float64") -> np.ndarray:
     0.333984375
     """
     check_choice(precision, "precision", PRECISIONS)
-    x = np.asarray(x, dtype=np.float64)
+    x = check_finite_array(x, "x")
     if precision == "float64":
         return x.copy()
     if precision == "bfloat16":
@@ -287,7 +305,7 @@ def bottom_direction(C, *, n_samples: int | None = None) -> tuple[float, np.ndar
     >>> bottom_direction(np.eye(3), n_samples=3)
     Traceback (most recent call last):
     ...
-    ValueError: `n_samples` must be > d = 3 for a unique bottom direction (the centred rank is at most N - 1); got 3
+    ValueError: `n_samples` must be > d = 3 for a unique bottom direction (...); got 3
     """
     C = _check_cov(C, "C")
     if n_samples is not None:
@@ -474,17 +492,7 @@ def _check_samples(Y) -> np.ndarray:
 
 
 def _check_cov(C, name) -> np.ndarray:
-    C = check_finite_array(C, name)
-    if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] < 2:
-        raise ValueError(
-            f"`{name}` must be a square (d, d) matrix with d >= 2; got shape {C.shape}"
-        )
-    scale = float(np.max(np.abs(C))) if C.size else 0.0
-    if not np.allclose(C, C.T, rtol=0, atol=1e-10 * scale):
-        raise ValueError(
-            f"`{name}` must be symmetric; got an asymmetry of {float(np.max(np.abs(C - C.T))):.3g}"
-        )
-    return 0.5 * (C + C.T)
+    return check_symmetric(C, name, min_size=2)
 
 
 def _check_n_for_bottom(n, d):
@@ -613,7 +621,8 @@ def witness_variance_exact(
     Examples
     --------
     >>> g = np.array([1.0, 2.0, 4.0])
-    >>> round(witness_variance_exact([0.5, 0.5, 0.0], g), 12), rms_witness_variance([0.5, 0.5, 0.0], g)
+    >>> v = [0.5, 0.5, 0.0]
+    >>> round(witness_variance_exact(v, g), 12), rms_witness_variance(v, g)
     (1.25, 1.25)
     """
     v, g = _check_v_gamma(v, gamma)

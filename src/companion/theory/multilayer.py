@@ -1,4 +1,4 @@
-"""Dong (2026), multi-layer test (the author's Table 3): does the 2.75x asymmetry compound with depth?
+"""Dong (2026), multi-layer test (the author's Table 3): does the 2.75x asymmetry compound?
 
 The author conjectured ("theory section 6.8" in the code) that the sign/magnitude
 transverse-energy ratio of an L-layer chain grows like
@@ -13,7 +13,8 @@ and then refuted it with two toy chains (``exp5_multilayer_toy.py``):
 Square ``W_l`` (m x m) with i.i.d. N(0, 1/m) entries; every layer perturbed independently
 (sign flip at rate p, or the Frobenius-matched constant-delta magnitude perturbation);
 ReLU or SiLU. The author measures V2 as a **finite difference of the normalised outputs**
-(which inflates C_1 from ~2.7 to ~3.6, see :func:`~companion.theory.transverse_ratio.post_norm_inflation`) and V3 on the
+(which inflates C_1 from ~2.7 to ~3.6, see
+:func:`~companion.theory.transverse_ratio.post_norm_inflation`) and V3 on the
 un-normalised residual stream. This module reruns both (:func:`simulate_chain`), fits the
 conjecture (:func:`fit_compounding`), gives infinite-width closed forms for the first layer
 (:func:`first_layer_ratio`, our reconstruction) and holds the author's stored numbers
@@ -67,7 +68,7 @@ __all__ = [
 VARIANTS = ("V2", "V3")
 #: Activations of the test.
 ACTIVATIONS = ("relu", "silu")
-#: Which layers are perturbed: every layer (the author's default) or only W_1 (the author's control).
+#: Which layers are perturbed: every layer (the author's default) or only W_1 (their control).
 PERTURB_MODES = ("all", "first")
 #: Where the transverse energy is read: the finite difference of the unit-normalised vector
 #: ("normalised"), or the first-order (Frechet) reading on the pre-norm vector ("prenorm").
@@ -136,7 +137,9 @@ def author_table3(variant: str, activation: str = "relu", m: int = 512, p: float
     """
     check_choice(variant, "variant", VARIANTS)
     check_choice(activation, "activation", ACTIVATIONS)
-    return AUTHOR_TABLE3.get((variant, activation, int(m), round(float(p), 6)))
+    m = check_int(m, "m", low=2)
+    p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
+    return AUTHOR_TABLE3.get((variant, activation, m, round(p, 6)))
 
 
 def author_readout(variant: str) -> str:
@@ -199,7 +202,8 @@ def first_layer_ratio(
 
         C_1 = (1 - phi R_sign) E_sign / ((1 - phi R_mag) E_mag)   (pre-norm / first order),
 
-    times :func:`~companion.theory.transverse_ratio.post_norm_inflation` (V2) or (1 + phi' r)/(1 + phi') with
+    times :func:`~companion.theory.transverse_ratio.post_norm_inflation` (V2) or
+    (1 + phi' r)/(1 + phi') with
     r = sigma'^2/sigma^2 (V3) for the normalised finite difference. With V2 and ReLU the
     first-order value is Theorem 3's exact-kernel ratio c_exact(p) (2.668 at p = 0.01), and
     the author's normalised reading is c_exact(p) x 1.359 = 3.627. SiLU is taken in its linear
@@ -390,7 +394,7 @@ def simulate_chain(
     >>> res = simulate_chain("V2", "relu", 0.05, 64, 2, samples=200, seeds=3, rng=0)
     >>> res.depths.tolist(), len(res.ratio)
     ([1, 2], 2)
-    >>> bool(res.ratio[0].value > res.ratios("prenorm")[0].value)   # the finite-difference inflation
+    >>> bool(res.ratio[0].value > res.ratios("prenorm")[0].value)   # finite-difference inflation
     True
     """
     variant = check_choice(variant, "variant", VARIANTS)
@@ -406,12 +410,15 @@ def simulate_chain(
     )
     t_sign = {r: np.zeros((seeds, depth)) for r in READOUTS}
     t_mag = {r: np.zeros((seeds, depth)) for r in READOUTS}
+    flips = 0
     for s, g in enumerate(as_generator(rng).spawn(seeds)):
         Ws, Ws_sign, Ws_mag = [], [], []
         for layer in range(depth):
             W = gaussian_weights(m, m, rng=g)  # (m, m)
             if perturb == "all" or layer == 0:
-                d_sign = sign_flip_delta(W, mask=sign_flip_mask(W.shape, p, rng=g))
+                mask = sign_flip_mask(W.shape, p, rng=g)
+                flips += int(mask.sum())
+                d_sign = sign_flip_delta(W, mask=mask)
                 d_mag = magnitude_delta(
                     W, float(np.linalg.norm(d_sign))
                 )  # matched per layer, per draw
@@ -431,6 +438,11 @@ def simulate_chain(
                     v = np.stack(clean[i]).astype(np.float64)  # (depth, batch, m)
                     dv = np.stack(pert[i]).astype(np.float64) - v  # (depth, batch, m)
                     acc[r][s] += transverse_energy(dv, v).sum(axis=1)
+    if flips == 0:  # both chains unperturbed: every C_L is 0/0
+        raise ValueError(
+            f"`p` must flip at least one weight in some seed; got p = {p:g}, which flipped "
+            f"none of the {m} x {m} weights per layer in {seeds} seeds"
+        )
     return ChainResult(variant, activation, p, m, samples, seeds, perturb, readout, t_sign, t_mag)
 
 
@@ -476,7 +488,7 @@ class CompoundingFit:
     def predict(self, depth, kind: str = "free"):
         """Fitted C_L at ``depth``: ``kind="origin"`` (the conjecture's form) or ``"free"``."""
         check_choice(kind, "kind", ("origin", "free"))
-        L = np.asarray(depth, dtype=np.float64)
+        L = check_finite_array(depth, "depth")
         b = np.log(COMPOUNDING_BASE)
         return (
             np.exp(self.beta_origin * b * L)
@@ -521,8 +533,15 @@ def fit_compounding(data, depths=None, *, readout: str | None = None) -> Compoun
     >>> round(fit.beta_origin, 4), round(fit.r2_origin, 4), round(fit.beta_free, 4)
     (0.2672, 0.7693, -0.0327)
     """
+    if readout is not None:
+        check_choice(readout, "readout", READOUTS)
     if isinstance(data, ChainResult):
-        r = data.readout if readout is None else check_choice(readout, "readout", READOUTS)
+        if depths is not None:
+            raise TypeError(
+                "`depths` must be None when `data` is a ChainResult (it has its own); "
+                f"got {type(depths).__name__}"
+            )
+        r = data.readout if readout is None else readout
         s, g = data.t_sign[r], data.t_mag[r]  # (seeds, depth)
         L = np.arange(1, s.shape[1] + 1, dtype=np.float64)
         if L.size < 2:
@@ -533,16 +552,18 @@ def fit_compounding(data, depths=None, *, readout: str | None = None) -> Compoun
         se = np.sqrt((k - 1) / k * ((jack - jack.mean(axis=0)) ** 2).sum(axis=0))
         b0, r20, bf, ic, r2f = _fit(L, np.log(vals))
         return CompoundingFit(L, vals, b0, r20, bf, ic, r2f, float(se[0]), float(se[2]), k)
-    vals = check_finite_array(data, "values", ndim=1)
+    if readout is not None:
+        raise TypeError(f"`readout` must be None when `data` holds bare values; got {readout!r}")
+    vals = check_finite_array(data, "data", ndim=1)
     if np.any(vals <= 0):
-        raise ValueError(f"`values` must be positive; got {float(vals.min()):g}")
+        raise ValueError(f"`data` must be positive; got {float(vals.min()):g}")
     L = (
         np.arange(1, vals.size + 1, dtype=np.float64)
         if depths is None
         else check_finite_array(depths, "depths", ndim=1)
     )
     if L.shape != vals.shape:
-        raise ValueError(f"`depths` must have the length of `values` {vals.size}; got {L.size}")
+        raise ValueError(f"`depths` must have the length of `data` {vals.size}; got {L.size}")
     if L.size < 2:
-        raise ValueError(f"`values` must hold at least 2 depths; got {L.size}")
+        raise ValueError(f"`data` must hold at least 2 depths; got {L.size}")
     return CompoundingFit(L, vals, *_fit(L, np.log(vals)))

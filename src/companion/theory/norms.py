@@ -23,25 +23,48 @@ def _gain(gain, d, name):
     return g
 
 
-def rms(u, eps: float = 0.0) -> np.ndarray:
-    """Root mean square over the last axis, ``sqrt(mean(u**2) + eps)`` (keeps the axis)."""
-    u = np.asarray(u, dtype=np.float64)
+def _vectors(u, name: str) -> np.ndarray:
+    u = check_finite_array(u, name, min_ndim=1)
+    if u.shape[-1] < 1:
+        raise ValueError(f"`{name}` must have a non-empty last axis; got shape {u.shape}")
+    return u
+
+
+def _rms(u, eps):
     return np.sqrt(np.mean(u * u, axis=-1, keepdims=True) + eps)
+
+
+def rms(u, eps: float = 0.0) -> np.ndarray:
+    """Root mean square over the last axis, ``sqrt(mean(u**2) + eps)`` (keeps the axis).
+
+    Examples
+    --------
+    >>> rms([[3.0, 4.0]])
+    array([[3.53553391]])
+    """
+    return _rms(_vectors(u, "u"), check_real(eps, "eps", low=0.0))
 
 
 def rmsnorm(u, gain=None, eps: float = 0.0) -> np.ndarray:
     """RMSNorm ``g * u / sqrt(mean(u^2) + eps)`` over the last axis.
+
+    With ``eps = 0`` a zero vector has no direction (0/0) and is refused; with
+    ``eps > 0`` it maps to 0.
 
     Examples
     --------
     >>> rmsnorm(np.array([3.0, 4.0]))
     array([0.84852814, 1.13137085])
     """
-    u = check_finite_array(u, "u", min_ndim=1)
-    if u.shape[-1] < 1:
-        raise ValueError(f"`u` must have a non-empty last axis; got shape {u.shape}")
+    u = _vectors(u, "u")
     eps = check_real(eps, "eps", low=0.0)
-    return _gain(gain, u.shape[-1], "gain") * u / rms(u, eps)
+    if eps == 0:
+        zero = int(np.count_nonzero(~u.any(axis=-1)))
+        if zero:
+            raise ValueError(
+                f"`u` must have no all-zero rows when eps = 0 (RMSNorm is 0/0 there); got {zero}"
+            )
+    return _gain(gain, u.shape[-1], "gain") * u / _rms(u, eps)
 
 
 def rmsnorm_jacobian(u, gain=None) -> np.ndarray:
@@ -72,15 +95,24 @@ def rmsnorm_jacobian(u, gain=None) -> np.ndarray:
 def layernorm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
     """LayerNorm ``gamma * (x - mean) / sqrt(var + eps) + beta`` over the last axis (biased var).
 
+    With ``eps = 0`` a constant row has no direction (0/0) and is refused; with
+    ``eps > 0`` it maps to ``beta`` (up to rounding in the mean).
+
     Examples
     --------
     >>> y = layernorm(np.array([[1.0, 2.0, 6.0]]), gamma=np.array([1.0, 2.0, 4.0]))
-    >>> float(np.round(y @ (1 / np.array([1.0, 2.0, 4.0])), 12)[0])   # <gamma^-1, y> = <gamma^-1, beta> = 0
+    >>> float(np.round(y @ (1 / np.array([1.0, 2.0, 4.0])), 12)[0])   # <gamma^-1, y> = 0
     0.0
     """
-    x = check_finite_array(x, "x", min_ndim=1)
+    x = _vectors(x, "x")
     d = x.shape[-1]
     eps = check_real(eps, "eps", low=0.0)
+    if eps == 0:
+        const = int(np.count_nonzero(np.all(x == x[..., :1], axis=-1)))
+        if const:
+            raise ValueError(
+                f"`x` must have no constant rows when eps = 0 (LayerNorm is 0/0 there); got {const}"
+            )
     g = _gain(gamma, d, "gamma")
     b = np.zeros(d) if beta is None else _gain(beta, d, "beta")
     xc = x - x.mean(axis=-1, keepdims=True)

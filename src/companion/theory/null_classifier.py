@@ -26,7 +26,13 @@ import numpy as np
 from scipy import special as _sp
 from scipy import stats as _st
 
-from companion._validate import as_generator, check_choice, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+)
 from companion.stats import mean_estimate
 from companion.theory.ln_kernel import (
     PRECISIONS,
@@ -78,8 +84,11 @@ class NullDistribution:
 
     def pdf(self, c) -> np.ndarray:
         """Density of |cos| at c in [0, 1]: 2c * Beta(1/2, (d-1)/2) density at c^2."""
-        c = np.asarray(c, dtype=np.float64)
-        # change of variables from cos^2 ~ Beta(1/2, (d-1)/2): (1 - c^2)^((d-3)/2) / B(1/2, (d-1)/2) * 2
+        c = check_finite_array(c, "c")
+        if np.any((c < 0) | (c > 1)):
+            raise ValueError(f"`c` must be in [0, 1]; got {float(c[(c < 0) | (c > 1)].flat[0]):g}")
+        # change of variables from cos^2 ~ Beta(1/2, (d-1)/2):
+        # (1 - c^2)^((d-3)/2) / B(1/2, (d-1)/2) * 2
         logb = _sp.betaln(0.5, (self.d - 1) / 2)
         with np.errstate(divide="ignore"):
             return 2 * np.exp((self.d - 3) / 2 * np.log1p(-np.minimum(c * c, 1.0)) - logb)

@@ -26,8 +26,10 @@ from companion._validate import (
     check_finite_array,
     check_int,
     check_matrix,
+    check_nonempty,
     check_probability,
     check_real,
+    check_shape,
 )
 
 __all__ = [
@@ -44,6 +46,19 @@ __all__ = [
 ]
 
 
+def _float_dtype(dtype) -> np.dtype:
+    """float32 or float64: the dtypes numpy's Generator draws normals in."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(
+            f"`dtype` must be numpy.float32 or numpy.float64; got {type(dtype).__name__}"
+        ) from None
+    if dt not in (np.float32, np.float64):
+        raise ValueError(f"`dtype` must be numpy.float32 or numpy.float64; got {dt}")
+    return dt
+
+
 def sphere_inputs(samples: int, n: int, *, rng=None, dtype=np.float64) -> np.ndarray:
     """``samples`` points uniform on the unit sphere S^{n-1}, one per row.
 
@@ -55,6 +70,7 @@ def sphere_inputs(samples: int, n: int, *, rng=None, dtype=np.float64) -> np.nda
     """
     samples = check_int(samples, "samples", low=1)
     n = check_int(n, "n", low=2)
+    dtype = _float_dtype(dtype)
     g = as_generator(rng).standard_normal((samples, n), dtype=dtype)  # (samples, n)
     g /= np.linalg.norm(g, axis=1, keepdims=True)
     return g
@@ -70,6 +86,7 @@ def gaussian_weights(rows: int, cols: int, *, rng=None, dtype=np.float64) -> np.
     """
     rows = check_int(rows, "rows", low=1)
     cols = check_int(cols, "cols", low=1)
+    dtype = _float_dtype(dtype)
     W = as_generator(rng).standard_normal((rows, cols), dtype=dtype)  # (rows, cols)
     W /= np.sqrt(cols)
     return W
@@ -83,6 +100,7 @@ def sign_flip_mask(shape, p: float, *, rng=None) -> np.ndarray:
     >>> bool(sign_flip_mask((2, 3), 0.0, rng=0).any())
     False
     """
+    shape = check_shape(shape)
     p = check_probability(p)
     return as_generator(rng).random(shape) < p
 
@@ -92,7 +110,8 @@ def sign_flip_delta(W, p: float | None = None, *, mask=None, rng=None) -> np.nda
 
     Each selected weight becomes ``-W_ij``; ``||Delta W||_F^2 ~ 4 p ||W||_F^2``
     (Dong 2026, section 5; see {prf:ref}`thm-energy-equality`). Pass either ``p``
-    (a fresh mask is drawn from ``rng``) or an explicit boolean ``mask``.
+    (a fresh mask is drawn from ``rng``) or an explicit boolean ``mask`` (then ``rng`` is
+    unused).
 
     Examples
     --------
@@ -101,16 +120,35 @@ def sign_flip_delta(W, p: float | None = None, *, mask=None, rng=None) -> np.nda
     array([[-2.,  0.],
            [ 0., -8.]])
     """
-    W = check_finite_array(W, "W", min_ndim=1)
+    W = check_nonempty(check_finite_array(W, "W", min_ndim=1), "W")
     if mask is None:
         if p is None:
             raise ValueError("`p` must be given when `mask` is None; got None")
         mask = sign_flip_mask(W.shape, p, rng=rng)
     else:
-        mask = np.asarray(mask, dtype=bool)
+        if p is not None:
+            raise TypeError(f"`p` must be None when `mask` is given; got {type(p).__name__}")
+        as_generator(rng)  # unused, but a wrong type is still an error
+        if not isinstance(mask, (np.ndarray, list, tuple)) or np.asarray(mask).dtype != bool:
+            raise TypeError(f"`mask` must be a boolean array; got {_describe(mask)}")
+        mask = np.asarray(mask)
         if mask.shape != W.shape:
             raise ValueError(f"`mask` must have the shape of `W` {W.shape}; got shape {mask.shape}")
     return np.where(mask, -2.0 * W, 0.0)
+
+
+def _describe(x) -> str:
+    return f"an array of dtype {x.dtype}" if isinstance(x, np.ndarray) else type(x).__name__
+
+
+def _no_support(W, target):
+    """A sign-pattern perturbation of an all-zero W is zero: fine for a zero target only."""
+    if target > 0:
+        raise ValueError(
+            f"`W` must have a non-zero entry to carry a perturbation of norm {target:g}; "
+            f"got {'an empty array' if W.size == 0 else 'all zeros'}"
+        )
+    return np.zeros_like(W)
 
 
 def magnitude_delta(W, frobenius_norm: float) -> np.ndarray:
@@ -131,7 +169,9 @@ def magnitude_delta(W, frobenius_norm: float) -> np.ndarray:
     target = check_real(frobenius_norm, "frobenius_norm", low=0.0)
     s = np.sign(W)
     nrm = np.sqrt(np.count_nonzero(s))
-    return s * (target / nrm) if nrm > 0 else np.zeros_like(W)
+    if nrm == 0:
+        return _no_support(W, target)
+    return s * (target / nrm)
 
 
 def independent_noise_delta(W, frobenius_norm: float, *, rng=None) -> np.ndarray:
@@ -151,7 +191,9 @@ def independent_noise_delta(W, frobenius_norm: float, *, rng=None) -> np.ndarray
     target = check_real(frobenius_norm, "frobenius_norm", low=0.0)
     d = np.sign(W) * as_generator(rng).standard_normal(W.shape)
     nrm = np.linalg.norm(d)
-    return d * (target / nrm) if nrm > 0 else d
+    if nrm == 0:
+        return _no_support(W, target)
+    return d * (target / nrm)
 
 
 def matched_pair(W, p: float, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +217,8 @@ def matched_pair(W, p: float, *, rng=None) -> tuple[np.ndarray, np.ndarray]:
 def _pair(delta, v):
     delta = check_finite_array(delta, "delta", min_ndim=1)
     v = check_finite_array(v, "v", min_ndim=1)
+    if v.shape[-1] == 0:
+        raise ValueError(f"`v` must have a non-empty last axis; got shape {v.shape}")
     if delta.shape != v.shape:
         raise ValueError(f"`delta` must have the shape of `v` {v.shape}; got shape {delta.shape}")
     return delta, v

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion._validate import check_choice, check_int, check_matrix
+from companion._validate import check_choice, check_int, check_matrix, check_real
 from companion.stats import MCEstimate, mean_estimate, ratio_estimate
 from companion.theory.perturbations import sphere_inputs
 from companion.theory.relu_kernel import relu_kernel
@@ -62,7 +62,10 @@ def ternary_quantize(W, eps: float = 1e-8) -> np.ndarray:
            [ 1.,  1.]])
     """
     W = check_matrix(W, "W")
+    eps = check_real(eps, "eps", low=0.0)
     gamma = float(np.mean(np.abs(W)))
+    if gamma + eps == 0:
+        raise ValueError("`W` must not be all zeros when eps = 0 (W / gamma is 0/0); got zeros")
     return gamma * np.clip(np.round(W / (gamma + eps)), -1, 1)
 
 
@@ -156,7 +159,9 @@ def quantization_error_geometry(
     """Measure Theorem 4's quantities for ``W`` (m x n) and a quantiser of :data:`QUANTIZERS`.
 
     Inputs are uniform on the sphere. Radial fractions are ratios of sums over inputs
-    (delta-method SE), cosines are means of per-row / per-input values. Compare with
+    (delta-method SE), cosines are means of per-row / per-input values. ``W`` must have no
+    zero row (its cos^2 is 0/0) and must not be exactly representable by the quantiser
+    (a zero error has no radial fraction). Compare with
     :func:`quantization_cos2_limit`, :func:`quantization_radial_pre` and
     :func:`quantization_radial_post` (shown in {prf:ref}`thm-theorem4`).
 
@@ -170,7 +175,18 @@ def quantization_error_geometry(
     W = check_matrix(W, "W", min_rows=2, min_cols=2)
     check_choice(quantizer, "quantizer", tuple(QUANTIZERS))
     samples = check_int(samples, "samples", low=2)
+    zero = np.flatnonzero(~W.any(axis=1))
+    if zero.size:
+        raise ValueError(
+            f"`W` must have no all-zero rows (cos^2 is 0/0 there); got {zero.size} at rows "
+            f"{zero[:10].tolist()}"
+        )
     Q = QUANTIZERS[quantizer](W)  # (m, n)
+    if np.array_equal(Q, W):
+        raise ValueError(
+            f"`W` must not be exactly representable by the {quantizer!r} quantiser (its error "
+            "is zero, so the radial fractions are 0/0); got a matrix it reproduces exactly"
+        )
     x = sphere_inputs(samples, W.shape[1], rng=rng)  # (samples, n)
     z = x @ W.T  # (samples, m)
     zq = x @ Q.T  # (samples, m)

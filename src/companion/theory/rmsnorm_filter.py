@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_real
+from companion._validate import as_generator, check_finite_array, check_int, check_real
 from companion.theory.norms import rmsnorm, rmsnorm_jacobian
 from companion.theory.perturbations import transverse_energy
 
@@ -29,7 +29,7 @@ def _vec_pair(u, delta):
 
 
 def rmsnorm_change(u, delta, gain=None) -> tuple[np.ndarray, np.ndarray]:
-    """The exact output change ``RMSNorm(u + delta) - RMSNorm(u)`` and its first-order part ``J delta``.
+    """The exact change ``RMSNorm(u + delta) - RMSNorm(u)`` and its first-order part ``J delta``.
 
     Examples
     --------
@@ -51,7 +51,10 @@ def first_order_output_energy(u, delta) -> float:
     2.0
     """
     u, delta = _vec_pair(u, delta)
-    return float(u.shape[0] / np.dot(u, u) * transverse_energy(delta, u))
+    uu = float(np.dot(u, u))
+    if uu == 0:
+        raise ValueError("`u` must be non-zero; got the zero vector")
+    return float(u.shape[0] / uu * transverse_energy(delta, u))
 
 
 def jacobian_fd_error(u, gain=None, *, directions: int = 4, h: float = 1e-5, rng=None) -> float:
@@ -67,6 +70,7 @@ def jacobian_fd_error(u, gain=None, *, directions: int = 4, h: float = 1e-5, rng
     """
     u = check_finite_array(u, "u", ndim=1)
     h = check_real(h, "h", low=0.0, low_open=True)
+    directions = check_int(directions, "directions", low=1)
     J = rmsnorm_jacobian(u, gain)  # (d, d)
     g = as_generator(rng)
     err = 0.0

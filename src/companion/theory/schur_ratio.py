@@ -20,7 +20,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_int
+from companion._validate import (
+    as_generator,
+    check_bool,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_symmetric,
+)
 from companion.stats import MCEstimate, mean_estimate
 
 __all__ = [
@@ -33,20 +41,27 @@ __all__ = [
 ]
 
 
-def _check_cov(cov, name: str = "cov") -> np.ndarray:
-    S = check_finite_array(cov, name, ndim=2)
-    if S.shape[0] != S.shape[1] or S.shape[0] < 2:
-        raise ValueError(f"`{name}` must be a square matrix with d >= 2; got shape {S.shape}")
-    return 0.5 * (S + S.T)
+def _check_cov(cov) -> np.ndarray:
+    # one rule with ln_kernel and kfac_lift: symmetric to rounding (then averaged), else refused
+    return check_symmetric(cov, "cov", min_size=2)
 
 
-def _check_h(h, d: int) -> np.ndarray:
-    h = check_finite_array(h, "h", ndim=1)
+def _check_positive_definite(lam, rtol):
+    if lam[0] <= rtol * max(lam[-1], 0.0) or lam[-1] <= 0:
+        raise ValueError(
+            f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
+            f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
+            f"(e.g. v* on a post-LN covariance) -- deflate it first"
+        )
+
+
+def _check_h(h, d: int, name: str = "h") -> np.ndarray:
+    h = check_finite_array(h, name, ndim=1)
     if h.shape[0] != d:
-        raise ValueError(f"`h` must have length d = {d}; got length {h.shape[0]}")
+        raise ValueError(f"`{name}` must have length d = {d}; got length {h.shape[0]}")
     nrm = np.linalg.norm(h)
     if nrm == 0:
-        raise ValueError("`h` must be a non-zero vector; got the zero vector")
+        raise ValueError(f"`{name}` must be a non-zero vector; got the zero vector")
     return h / nrm
 
 
@@ -59,7 +74,9 @@ def schur_ratio(cov, h, *, method: str = "inverse", rtol: float = 1e-12) -> floa
     chapter {prf:ref}`def-schur-ratio` checks the identity). ``h`` is normalised.
 
     Raises ``ValueError`` when S is singular to relative tolerance ``rtol`` (then R is
-    0/0 along a kernel direction, e.g. R(v*) on a post-LN covariance).
+    0/0 along a kernel direction, e.g. R(v*) on a post-LN covariance), and when S is not
+    symmetric beyond rounding (an asymmetry above 1e-10 of its largest entry; a smaller
+    one is averaged away), the same rule as :mod:`companion.theory.ln_kernel`.
 
     Examples
     --------
@@ -69,29 +86,24 @@ def schur_ratio(cov, h, *, method: str = "inverse", rtol: float = 1e-12) -> floa
     >>> round(schur_ratio(S, [1.0, 0.0], method="complement"), 12)
     0.75
     """
+    check_choice(method, "method", ("inverse", "complement"))
+    rtol = check_real(rtol, "rtol", low=0.0)
     S = _check_cov(cov)
     d = S.shape[0]
     h = _check_h(h, d)
     lam, Q = np.linalg.eigh(S)
-    if lam[0] <= rtol * max(lam[-1], 0.0) or lam[-1] <= 0:
-        raise ValueError(
-            f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
-            f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
-            f"(e.g. v* on a post-LN covariance) -- deflate it first"
-        )
+    _check_positive_definite(lam, rtol)
     if method == "inverse":
         q = Q.T @ h  # (d,) h in the eigenbasis
         return float(1.0 / ((q * q) @ lam * ((q * q) @ (1.0 / lam))))
-    if method == "complement":
-        # orthonormal basis [h, rest]: Householder-free via QR of [h | I]
-        B, _ = np.linalg.qr(np.column_stack([h, np.eye(d)]))  # (d, d), B[:, 0] = +-h
-        R = B.T @ S @ B
-        s_hh, s_hp, s_pp = R[0, 0], R[0, 1:], R[1:, 1:]
-        return float((s_hh - s_hp @ np.linalg.solve(s_pp, s_hp)) / s_hh)
-    raise ValueError(f"`method` must be one of 'inverse', 'complement'; got {method!r}")
+    # orthonormal basis [h, rest]: Householder-free via QR of [h | I]
+    B, _ = np.linalg.qr(np.column_stack([h, np.eye(d)]))  # (d, d), B[:, 0] = +-h
+    R = B.T @ S @ B
+    s_hh, s_hp, s_pp = R[0, 0], R[0, 1:], R[1:, 1:]
+    return float((s_hh - s_hp @ np.linalg.solve(s_pp, s_hp)) / s_hh)
 
 
-def delta_gamma(cov, h, **kwargs) -> float:
+def delta_gamma(cov, h, *, method: str = "inverse", rtol: float = 1e-12) -> float:
     """Delta-gamma = 1 - R(h) (our reconstruction): 0 for an unpredictable direction, -> 1
     for a (linearly) dead one. See :func:`schur_ratio`.
 
@@ -100,7 +112,7 @@ def delta_gamma(cov, h, **kwargs) -> float:
     >>> delta_gamma(np.eye(3), [0.0, 1.0, 0.0])
     0.0
     """
-    return 1.0 - schur_ratio(cov, h, **kwargs)
+    return 1.0 - schur_ratio(cov, h, method=method, rtol=rtol)
 
 
 def schur_ratios_coordinates(cov, *, rtol: float = 1e-12) -> np.ndarray:
@@ -111,14 +123,9 @@ def schur_ratios_coordinates(cov, *, rtol: float = 1e-12) -> np.ndarray:
     >>> schur_ratios_coordinates(np.array([[2.0, 1.0], [1.0, 2.0]]))
     array([0.75, 0.75])
     """
+    rtol = check_real(rtol, "rtol", low=0.0)
     S = _check_cov(cov)
-    lam = np.linalg.eigvalsh(S)
-    if lam[0] <= rtol * max(lam[-1], 0.0) or lam[-1] <= 0:
-        raise ValueError(
-            f"`cov` must be positive definite for the Schur ratio; got smallest eigenvalue "
-            f"{lam[0]:.3g} (largest {lam[-1]:.3g}): R(h) is 0/0 along a kernel direction "
-            f"(e.g. v* on a post-LN covariance) -- deflate it first"
-        )
+    _check_positive_definite(np.linalg.eigvalsh(S), rtol)
     return 1.0 / (np.diag(S) * np.diag(np.linalg.inv(S)))
 
 
@@ -135,7 +142,7 @@ def deflate(cov, v) -> tuple[np.ndarray, np.ndarray]:
     array([2., 3.])
     """
     S = _check_cov(cov)
-    v = _check_h(v, S.shape[0])
+    v = _check_h(v, S.shape[0], "v")
     Q, _ = np.linalg.qr(np.column_stack([v, np.eye(S.shape[0])]))  # (d, d), Q[:, 0] = +-v
     B = Q[:, 1:]  # (d, d - 1)
     return B.T @ S @ B, B
@@ -158,6 +165,8 @@ def mp_baseline(d: int, n_samples: int, *, centred: bool = True, exact: bool = T
     0.750733
     """
     d = check_int(d, "d", low=2)
+    centred = check_bool(centred, "centred")
+    exact = check_bool(exact, "exact")
     n_samples = check_int(n_samples, "n_samples", low=d + 1 if centred else d)
     if not exact:
         return 1.0 - d / n_samples
@@ -183,6 +192,7 @@ def simulate_schur_ratio(
     d = check_int(d, "d", low=2)
     n_samples = check_int(n_samples, "n_samples", low=d + 2)
     trials = check_int(trials, "trials", low=2)
+    centred = check_bool(centred, "centred")
     g = as_generator(rng)
     out = np.empty(trials)
     for t in range(trials):

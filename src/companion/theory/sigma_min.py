@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_bool,
+    check_choice,
+    check_finite_array,
+    check_instance,
+    check_int,
+    check_real,
+)
 
 __all__ = [
     "GramAccumulator",
@@ -214,11 +222,11 @@ class GramAccumulator:
 
     def matrix(self, centred: bool) -> np.ndarray:
         """``comoment`` if ``centred`` else ``gram`` (both unnormalised, (d, d))."""
-        return self.comoment if centred else self.gram
+        return self.comoment if check_bool(centred, "centred") else self.gram
 
     def covariance(self, centred: bool = True) -> np.ndarray:
         """Covariance ``M2 / (n - 1)`` (centred, default) or second moment ``X^T X / n``."""
-        if centred:
+        if check_bool(centred, "centred"):
             self._need(2)
             return self._m2 / (self.n - 1)
         self._need()
@@ -236,7 +244,8 @@ class GramAccumulator:
         Computed as ``sqrt(max(eig, 0))`` of the Gram matrix; see the class notes on
         resolution.
         """
-        w = np.linalg.eigvalsh(0.5 * (self.matrix(centred) + self.matrix(centred).T))
+        G = self.matrix(centred)
+        w = np.linalg.eigvalsh(0.5 * (G + G.T))
         return np.sqrt(np.clip(w, 0.0, None))[::-1]
 
     def sigma_min(self, centred: bool = False) -> float:
@@ -252,6 +261,7 @@ class GramAccumulator:
         """``v^T G v / (v^T v)`` for the chosen Gram matrix (``||X_c v||^2 / ||v||^2`` when
         centred). Zero to rounding exactly when ``v`` is a kernel direction (e.g. ``gamma^-1``
         at a LayerNorm output, T1/T3)."""
+        centred = check_bool(centred, "centred")
         self._need()
         v = check_finite_array(v, "v", ndim=1)
         if v.shape[0] != self._d:
@@ -329,8 +339,13 @@ def sigma_min_profile(states, *, centred: bool = False, method: str = "auto") ->
     >>> np.round(p.ratio, 6)
     array([1. , 1.3])
     """
-    if method not in ("auto", "gram", "svd"):
-        raise ValueError(f"`method` must be one of 'auto', 'gram', 'svd'; got {method!r}")
+    check_choice(method, "method", ("auto", "gram", "svd"))
+    centred = check_bool(centred, "centred")
+    if isinstance(states, (str, bytes)) or not hasattr(states, "__iter__"):
+        raise TypeError(
+            "`states` must be a sequence of arrays or GramAccumulators; "
+            f"got {type(states).__name__}"
+        )
     states = list(states)
     if len(states) < 1:
         raise ValueError("`states` must hold at least 1 state; got 0")
@@ -458,6 +473,7 @@ def cancellation_bound(toy: ResidualToy, cancel: float) -> np.ndarray:
     >>> np.round(b / b[0], 6)
     array([1.   , 0.5  , 0.25 , 0.125])
     """
+    check_instance(toy, "toy", ResidualToy)
     cancel = check_real(cancel, "cancel", low=0.0, high=2.0)
     X0 = toy.states[0]
     s0 = np.linalg.svd(X0, compute_uv=False)[-1]

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion._validate import as_generator, check_finite_array, check_int, check_real
+from companion._validate import (
+    as_generator,
+    check_bool,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_real,
+)
 from companion.stats import MCEstimate, mean_estimate, ratio_estimate
 from companion.theory.relu_kernel import relu_kernel
 
@@ -91,8 +98,7 @@ def transverse_ratio_paper(p, *, variant: str = "code"):
     >>> [round(transverse_ratio_paper(p), 3) for p in (0.01, 0.02, 0.05, 0.1)]
     [2.61, 2.538, 2.378, 2.176]
     """
-    if variant not in ("code", "figure"):
-        raise ValueError(f"`variant` must be one of 'code', 'figure'; got {variant!r}")
+    check_choice(variant, "variant", ("code", "figure"))
     p = _probabilities(p)
     r_a = 1.0 - 4.0 * np.sqrt(p) / (3.0 * np.pi)
     if variant == "figure":
@@ -119,7 +125,11 @@ class BranchMoments:
 
     @property
     def ratio(self) -> float:
-        """``T_sign / T_mag``, i.e. :func:`transverse_ratio_exact`."""
+        """``T_sign / T_mag``, i.e. :func:`transverse_ratio_exact` (undefined at p = 0)."""
+        if self.T_mag == 0:
+            raise ValueError(
+                f"`p` must be > 0 for the ratio (both branches vanish at p = 0); got {self.p:g}"
+            )
         return self.T_sign / self.T_mag
 
 
@@ -140,7 +150,7 @@ def branch_moments(p: float) -> BranchMoments:
     >>> round(b.R_sign, 5), round(b.R_mag, 4)
     (0.00958, 0.6421)
     """
-    p = float(_probabilities(p))
+    p = check_real(p, "p", low=0.0, high=1.0)
     k_s = float(relu_kernel(1.0 - 2.0 * p))
     e_s = 1.0 - 2.0 * k_s
     r_s = e_s / 2.0
@@ -174,7 +184,8 @@ def transverse_ratio_exact(p):
 def post_norm_inflation(p):
     """``1 + 4 sqrt(2p/pi) + 4p``: how much the post-norm finite difference inflates C.
 
-    The magnitude perturbation scales h up (``||h + Delta h||^2 ~ ||h||^2 (1 + 4 sqrt(2p/pi) + 4p)``)
+    The magnitude perturbation scales h up
+    (``||h + Delta h||^2 ~ ||h||^2 (1 + 4 sqrt(2p/pi) + 4p)``)
     while sign flips leave the norm unchanged, so measuring the transverse change *after*
     normalisation divides the magnitude branch by that factor. This is the trap behind
     the author's V0/V2 value ~3.6 at p = 0.01 (shown in {prf:ref}`thm-theorem3`).
@@ -311,7 +322,7 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
         hh = np.einsum("ij,ij->i", h, h).astype(np.float64)
         dzs = _delta_z_sign(x, W1, U, ps, cache)
         buf = np.empty_like(z)  # (b, m) reused for every branch
-        for i, p in enumerate(ps):
+        for i in range(len(ps)):
             for br in ("s", "m"):
                 if br == "s":
                     np.add(z, dzs[i], out=buf)
@@ -329,8 +340,12 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
                     e = np.einsum("ij,ij->i", du, du).astype(np.float64)
                     c = np.einsum("ij,ij->i", u, du).astype(np.float64)
                     e_sum = e.sum()
-                    # post-norm finite difference (the trap): transverse part of RMSNorm(u+du) - RMSNorm(u)
-                    row[j(f"F_{br}")] += (d * (e - c * c / uu) / (uu + 2 * c + e)).sum()
+                    # post-norm finite difference (the trap): transverse part of
+                    # RMSNorm(u + du) - RMSNorm(u)
+                    cc = np.divide(c * c, uu, out=np.zeros_like(uu), where=uu > 0)
+                    den = uu + 2 * c + e  # ||u + Delta u||^2
+                    fd = np.divide(d * (e - cc), den, out=np.zeros_like(den), where=den > 0)
+                    row[j(f"F_{br}")] += fd.sum()
                 else:
                     c = np.einsum("ij,ij->i", a, buf).astype(np.float64)
                     key = (i, br)  # accumulate Delta H^T Delta H (upper)
@@ -339,7 +354,9 @@ def _one_seed(ps, n, m, d, samples, batch, g, post_norm=True):
                     else:
                         gram[key] = ssyrk(1.0, buf.T, trans=0)  # (m, m)
                     e_sum = 0.0  # added once per seed, below
-                rad = c * c / uu  # (u_hat . Delta u)^2
+                # (u_hat . Delta u)^2; an input whose hidden layer is all dead has u = 0 and
+                # no direction: all of its change is transverse (as in radial_transverse_split)
+                rad = np.divide(c * c, uu, out=np.zeros_like(uu), where=uu > 0)
                 row[j(f"T_{br}")] += e_sum - rad.sum()
                 row[j(f"E_{br}")] += e_sum
                 row[j(f"Rn_{br}")] += rad.sum()
@@ -377,28 +394,44 @@ def simulate_transverse_ratio_grid(
     a Gram-matrix identity that avoids forming ``Delta u`` (faster at large widths;
     the same estimator of C).
     """
-    ps_arr = _probabilities(ps, low_open=True).ravel()
+    return _simulate_grid(
+        ps, n, m=m, d=d, samples=samples, seeds=seeds, batch=batch, post_norm=post_norm, rng=rng
+    )
+
+
+def _simulate_grid(ps, n, *, m, d, samples, seeds, batch, post_norm, rng, name="ps"):
+    """The grid simulation; ``name`` is the caller's name for the flip rates in errors."""
+    ps_arr = _probabilities(ps, name, low_open=True).ravel()
+    if ps_arr.size == 0:
+        raise ValueError(f"`{name}` must hold at least one flip rate; got none")
     n = check_int(n, "n", low=2)
     m = n if m is None else check_int(m, "m", low=2)
     d = n if d is None else check_int(d, "d", low=2)
     samples = check_int(samples, "samples", low=1)
     seeds = check_int(seeds, "seeds", low=2)
     batch = check_int(batch, "batch", low=1)
+    post_norm = check_bool(post_norm, "post_norm")
     order = np.argsort(ps_arr)
     ps_sorted = [float(ps_arr[i]) for i in order]
     g = as_generator(rng)
     per_seed, deltas = [], []
     for child in g.spawn(seeds):
-        acc, dl = _one_seed(ps_sorted, n, m, d, samples, batch, child, bool(post_norm))
+        acc, dl = _one_seed(ps_sorted, n, m, d, samples, batch, child, post_norm)
         per_seed.append(acc)
         deltas.append(dl)
     A = np.stack(per_seed)  # (seeds, len(ps), keys)
     D = np.stack(deltas)  # (seeds, len(ps))
+    if not np.all(D.any(axis=0)):  # no flip in any seed: both branches vanish, C is 0/0
+        p0 = ps_sorted[int(np.argmin(D.any(axis=0)))]
+        raise ValueError(
+            f"`{name}` must flip at least one weight in some seed; got p = {p0:g}, which "
+            f"flipped none of the {m} x {n} weights of W1 in {seeds} seeds"
+        )
     j = _KEYS.index
     results = [None] * len(ps_sorted)
     for i, p in enumerate(ps_sorted):
         a = A[:, i, :]
-        col = lambda k: a[:, j(k)]  # noqa: E731  per-seed sums of one quantity
+        col = lambda k, a=a: a[:, j(k)]  # per-seed sums of one quantity
         c = ratio_estimate(col("T_s"), col("T_m"))
         res = TransverseRatioResult(
             c.value,
@@ -452,6 +485,15 @@ def simulate_transverse_ratio(
     True
     """
     p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
-    return simulate_transverse_ratio_grid(
-        [p], n, m=m, d=d, samples=samples, seeds=seeds, post_norm=post_norm, rng=rng
+    return _simulate_grid(
+        [p],
+        n,
+        m=m,
+        d=d,
+        samples=samples,
+        seeds=seeds,
+        batch=2000,
+        post_norm=post_norm,
+        rng=rng,
+        name="p",
     )[0]
