@@ -33,6 +33,16 @@ def whisper():
 
 
 @pytest.fixture(scope="module")
+def final_norms(whisper):
+    """Each stack of the trained model and its final norm, found by a probe pass."""
+    out = {}
+    for cls in (W.WhisperDecoderStack, W.WhisperEncoderStack):
+        stack = cls(whisper[0])
+        out[stack.stack] = stack, find_final_norm(stack, example_input=stack.example_input())
+    return out
+
+
+@pytest.fixture(scope="module")
 def clip(whisper):
     from companion.llm.speech import speech_clips
 
@@ -176,11 +186,9 @@ def test_registry_loads_both_stacks():
         load_model("whisper-base-decoder", num_layers=2)
 
 
-def test_norm_discovery_finds_both_final_layernorms(whisper):
+def test_norm_discovery_finds_both_final_layernorms(final_norms):
     expect = {"decoder": (4.16, 37.3, 1), "encoder": (0.56, 4.03, 0)}  # min|γ|, max|γ|, γ < 0
-    for cls in (W.WhisperDecoderStack, W.WhisperEncoderStack):
-        stack = cls(whisper[0])
-        fn = find_final_norm(stack, example_input=stack.example_input())
+    for stack, fn in final_norms.values():
         assert fn.name == stack.final_norm_name == f"model.model.{stack.stack}.layer_norm"
         assert fn.kind == "layernorm" and not fn.post_ln and fn.offset == 0.0
         lo, hi, neg = expect[stack.stack]
@@ -189,12 +197,11 @@ def test_norm_discovery_finds_both_final_layernorms(whisper):
         assert int((fn.gamma < 0).sum()) == neg
 
 
-def test_diagnose_reads_the_encoder_stack(whisper, clip):
+def test_diagnose_reads_the_encoder_stack(final_norms, clip):
     from companion.llm.dead_directions import diagnose
     from companion.theory.ln_kernel import inverse_scale_direction
 
-    enc = W.WhisperEncoderStack(whisper[0])
-    fn = find_final_norm(enc, example_input=enc.example_input())
+    enc, fn = final_norms["encoder"]
     batch = {"input_features": torch.from_numpy(clip.features[None])}
     d = diagnose(enc, [batch], final_norm=fn, profile=True)
     assert d.norm_name == "model.model.encoder.layer_norm" and d.n_tokens == 1500
@@ -213,7 +220,9 @@ def test_random_twin_same_architecture_init_gamma():
     from companion.llm.loading import load_model
 
     dec, tok = load_model("whisper-base-decoder", init="random", num_layers=2)
+    assert isinstance(dec, W.WhisperDecoderStack)
     assert dec.config.decoder_layers == dec.config.encoder_layers == 2
     assert dec.config.d_model == 512 and len(tok) == 50364
-    fn = find_final_norm(dec, example_input=dec.example_input())
-    np.testing.assert_array_equal(fn.gamma, 1.0)
+    for norm in (dec.model.model.decoder.layer_norm, dec.model.model.encoder.layer_norm):
+        np.testing.assert_array_equal(norm.weight.detach().numpy(), 1.0)
+        np.testing.assert_array_equal(norm.bias.detach().numpy(), 0.0)

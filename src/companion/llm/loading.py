@@ -102,8 +102,6 @@ def build_random(
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import build_random_stack
 
-        if num_layers is not None:
-            check_int(num_layers, "num_layers", low=1)
         return build_random_stack(
             spec,
             num_layers=num_layers,

@@ -481,10 +481,15 @@ def greedy_transcribe(model, input_features, prefix, *, max_new_tokens: int = 22
     generated tokens (up to and including ``<|endoftext|>``) and the ``(steps, vocab)``
     float32 scores that chose them. No suppression and no timestamp rules: the plain
     argmax that the conversion test compares with CTranslate2's (key/value cache on)."""
+    import inspect
+
     from transformers.cache_utils import DynamicCache, EncoderDecoderCache
 
     enc = model.model.encoder(input_features).last_hidden_state  # (batch, frames, d)
     eos = model.config.eos_token_id
+    # transformers >= 5.24 names the argument `cache` (`past_key_values` is deprecated)
+    params = inspect.signature(model.model.decoder.forward).parameters
+    cache_kw = "cache" if "cache" in params else "past_key_values"
     limit = min(max_new_tokens, model.config.max_target_positions - len(prefix))
     out = []
     for b in range(enc.shape[0]):
@@ -494,8 +499,8 @@ def greedy_transcribe(model, input_features, prefix, *, max_new_tokens: int = 22
             dec = model.model.decoder(
                 input_ids=torch.tensor([step], device=enc.device),
                 encoder_hidden_states=enc[b : b + 1],
-                past_key_values=cache,
                 use_cache=True,
+                **{cache_kw: cache},
             )
             cache = dec.past_key_values
             logits = model.proj_out(dec.last_hidden_state[0, -1]).float()  # (vocab,)
@@ -631,9 +636,12 @@ def build_random_stack(
     MLP of 2·width; ``vocab_size`` replaces the vocabulary."""
     from transformers import WhisperConfig, WhisperForConditionalGeneration
 
+    from companion._validate import check_int
+
     cfg = dict(spec.config)
     if num_layers is not None:
-        cfg.update(encoder_layers=int(num_layers), decoder_layers=int(num_layers))
+        L = check_int(num_layers, "num_layers", low=1)
+        cfg.update(encoder_layers=L, decoder_layers=L)
     if vocab_size is not None:
         v = int(vocab_size)
         cfg.update(vocab_size=v, pad_token_id=v - 1, bos_token_id=v - 1, eos_token_id=v - 1)
