@@ -493,7 +493,7 @@ def greedy_transcribe(model, input_features, prefix, *, max_new_tokens: int = 22
     limit = min(max_new_tokens, model.config.max_target_positions - len(prefix))
     out = []
     for b in range(enc.shape[0]):
-        cache = EncoderDecoderCache(DynamicCache(), DynamicCache())
+        cache = EncoderDecoderCache(DynamicCache(), DynamicCache())  # filled in place
         ids, step, steps = [], list(prefix), []
         for _ in range(limit):
             dec = model.model.decoder(
@@ -502,7 +502,6 @@ def greedy_transcribe(model, input_features, prefix, *, max_new_tokens: int = 22
                 use_cache=True,
                 **{cache_kw: cache},
             )
-            cache = dec.past_key_values
             logits = model.proj_out(dec.last_hidden_state[0, -1]).float()  # (vocab,)
             steps.append(logits)
             step = [int(logits.argmax())]
