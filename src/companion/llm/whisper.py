@@ -182,7 +182,7 @@ def _sha256(path: str) -> str:
 def read_checkpoint(*, verify: bool = True, parts=None) -> CT2File:
     """The CTranslate2 checkpoint, its two parts read as one file.
 
-    ``verify`` checks each part's SHA-256 against its package record first (0.3 s);
+    ``verify`` checks each part's SHA-256 against its package record first (about 1 s);
     ``parts`` (tests) replaces the installed parts by other files, read as they are.
 
     Raises
