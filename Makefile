@@ -71,6 +71,7 @@ book: $(STAMP) vendor
 
 test: $(STAMP) vendor
 	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
+	node --test tests/js/
 	$(PY) -m companion.testing.structural_build
 
 chromium:
