@@ -36,8 +36,6 @@ def _animate(*artists):
 
 # --- Theorem 3: C(p) against the flip rate p and the width n --------------------------------
 
-#: Flip rates precomputed for the page (the frame player's).
-T3_FLIP_RATES = (1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.2)
 #: y ranges that hold every width's simulation +- 2 SE (checked in tests/unit/test_widgets.py).
 T3_YLIM = ((1.8, 2.95), (1.8, 6.8))
 
@@ -50,11 +48,11 @@ def _t3_sims(n: int, seed: int):
     return tuple(simulate_transverse_ratio_grid(SIM_RATES, n, samples=400, seeds=3, rng=seed))
 
 
-def _t3_title(p):
+def _t3_title(p, n):
     from companion.theory.transverse_ratio import transverse_ratio_exact, transverse_ratio_paper
 
     return (
-        f"p = {p:.2g}: exact {transverse_ratio_exact(p):.3f}, "
+        f"p = {p:.2g}, n = {n}: exact {transverse_ratio_exact(p):.3f}, "
         f"author {transverse_ratio_paper(p):.3f}"
     )
 
@@ -93,7 +91,7 @@ def draw_theorem3(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         color=COLORS["sim"],
         ms=4,
         capsize=3,
-        label=f"simulation n = {n} ± 2 SE",
+        label="simulation at width n ± 2 SE",
     )
     ps = sorted(PAPER_TABLE2)
     ax1.errorbar(
@@ -114,9 +112,9 @@ def draw_theorem3(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         ylim=T3_YLIM[0],
         xlabel="flip rate p",
         ylabel="C = ΣT_sign / ΣT_mag",
-        title=_t3_title(p),
+        title=_t3_title(p, n),
     )
-    leg1 = legend(ax1)
+    legend(ax1)
     ax1.grid(alpha=0.3)
     ax2.plot(
         grid,
@@ -145,28 +143,27 @@ def draw_theorem3(fig, p: float = 0.01, n: int = 256, seed: int = 0):
     legend(ax2, ncols=1)
     ax2.grid(alpha=0.3)
     sim_parts = [a for c in (sim1, sim2) for a in c.get_children()]
-    _animate(line1, line2, ax1.title, leg1, *sim_parts)
-    return SimpleNamespace(lines=(line1, line2), title=ax1.title, sims=(sim1, sim2), legend=leg1)
+    _animate(line1, line2, ax1.title, *sim_parts)  # legends stay in the background: text is slow
+    return SimpleNamespace(lines=(line1, line2), title=ax1.title, sims=(sim1, sim2))
 
 
 def update_theorem3(state, p: float = 0.01, n: int = 256, seed: int = 0) -> bool:
-    """Move the p marker and title; on a new width, the simulation points and their label."""
+    """Move the p marker and the title; on a new width, the simulation points."""
     for line in state.lines:
         line.set_xdata([p, p])
-    state.title.set_text(_t3_title(p))
+    state.title.set_text(_t3_title(p, n))
     sims = _t3_sims(int(n), int(seed))
     for container, post in zip(state.sims, (False, True), strict=True):
         set_errorbar(container, *_t3_points(sims, post))
-    state.legend.get_texts()[3].set_text(f"simulation n = {n} ± 2 SE")
     return False  # only animated artists changed
 
 
 def theorem3() -> widgets.Explore:
     """Theorem 3's Explore figure: flip rate p x width n, all 28 combinations precomputed."""
-    from companion.figures.theorem3 import WIDTHS
+    from companion.figures.theorem3 import FLIP_RATES, WIDTHS
 
     controls = {
-        "p": widgets.control(0.01, 1e-4, 0.2, log=True, label="flip rate p", values=T3_FLIP_RATES),
+        "p": widgets.control(0.01, 1e-4, 0.2, log=True, label="flip rate p", values=FLIP_RATES),
         "n": widgets.control(256, options=WIDTHS, label="width n"),
     }
     return widgets.explore(
@@ -177,7 +174,8 @@ def theorem3() -> widgets.Explore:
 # --- T1: the LayerNorm kernel ---------------------------------------------------------------
 
 _TINY = 1e-22  # where exact zeros are drawn on the log axis
-_NICE = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0)
+#: Limits of the scatter panel: few steps, so that most moves keep its ticks (a blit).
+_NICE = (0.5, 1.0, 1.5, 2.0, 3.0)
 
 
 @lru_cache(maxsize=32)
@@ -248,10 +246,21 @@ def draw_ln_kernel(
     (dots,) = ax1.semilogy(
         [1], [1], ".", ms=4, color=COLORS["grey"], label="eigenvalues of C / λ_max"
     )
-    ray = ax1.axhline(1, color=COLORS["sim"], lw=2, label="v*ᵀCv*/λ_max")
-    floor = ax1.axhline(1, color=COLORS["theory"], ls="--", lw=1.2, label="rounding floor")
+    ray = ax1.axhline(1, color=COLORS["sim"], lw=2, label="v*ᵀCv*/λ_max (value on the line)")
+    ray_value = ax1.text(
+        0.98,
+        1,
+        "",
+        transform=ax1.get_yaxis_transform(),
+        ha="right",
+        va="bottom",
+        color=COLORS["sim"],
+    )
+    floor = ax1.axhline(
+        1, color=COLORS["theory"], ls="--", lw=1.2, label="rounding floor of the activations"
+    )
     ax1.set(xlabel="eigenvalue index (ascending)", ylabel="relative eigenvalue", ylim=(_TINY, 3))
-    leg1 = legend(ax1, ncols=1)
+    legend(ax1, ncols=1)
     ax1.grid(alpha=0.3)
     (diag,) = ax2.plot([-1, 1], [-1, 1], color=COLORS["theory"], lw=1, label="perfect alignment")
     pts = ax2.scatter([0], [0], s=10, color=COLORS["sim"], alpha=0.8, label="coordinates i")
@@ -269,13 +278,14 @@ def draw_ln_kernel(
     )
     legend(ax2)
     ax2.grid(alpha=0.3)
-    _animate(dots, ray, floor, leg1, ax1.title, pts, none, ax2.title)
+    # legends stay in the background (drawing text is slow); the numbers are in titles and labels
+    _animate(dots, ray, ray_value, floor, ax1.title, diag, pts, none, ax2.title)
     state = SimpleNamespace(
         axes=(ax1, ax2),
         dots=dots,
         ray=ray,
         floor=floor,
-        legend=leg1,
+        ray_value=ray_value,
         diag=diag,
         pts=pts,
         none=none,
@@ -302,11 +312,10 @@ def update_ln_kernel(
     rep = view.rep
     ax1, ax2 = state.axes
     state.dots.set_data(np.arange(1, d + 1), view.lam)
-    state.ray.set_ydata([max(abs(rep.rayleigh), _TINY)] * 2)
+    level = max(abs(rep.rayleigh), _TINY)
+    state.ray.set_ydata([level] * 2)
+    state.ray_value.set(y=level, text=f"{rep.rayleigh:.1e}")
     state.floor.set_ydata([view.floor] * 2)
-    texts = state.legend.get_texts()
-    texts[1].set_text(f"v*ᵀCv*/λ_max = {rep.rayleigh:.1e}")
-    texts[2].set_text(f"{precision} rounding floor")
     ax1.set_title(f"N = {rep.n_samples}, d = {d}, {precision} activations")
     unique = view.u is not None
     state.pts.set_visible(unique)

@@ -251,6 +251,8 @@ def figure_html(
 ) -> str:
     """``<figure>`` HTML: the PNG with alt text, plus PNG and SVG download links.
 
+    Text below :data:`MIN_FONT_PT` is raised to it first (:func:`readable`).
+
     Examples
     --------
     >>> from matplotlib.figure import Figure
@@ -264,6 +266,7 @@ def figure_html(
     import html as _html
     import io
 
+    readable(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     png = base64.b64encode(buf.getvalue()).decode()
@@ -297,6 +300,7 @@ def register_figure_formatter(ip=None) -> bool:
     import io
 
     def _png(fig):
+        readable(fig)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, facecolor="white", bbox_inches="tight")
         return buf.getvalue()

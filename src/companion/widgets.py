@@ -290,6 +290,33 @@ class PersistentFigure:
         """Pixels of the figure for ``params``: an (height, width, 3) uint8 array."""
         import numpy as np
 
+        self._paint(params)
+        return np.asarray(self.fig.canvas.buffer_rgba())[..., :3].copy()
+
+    def png(self, params: Mapping, *, compact: bool = False) -> bytes:
+        """The figure for ``params`` as PNG bytes.
+
+        ``compact``: a 256-colour palette PNG, about 3.5x smaller and visually the same
+        (the page's precomputed frames); otherwise fast, lightly compressed RGB (live moves).
+        """
+        import io
+
+        from PIL import Image
+
+        self._paint(params)
+        canvas = self.fig.canvas
+        size = canvas.get_width_height(physical=True)
+        img = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        img, buf = img.convert("RGB"), io.BytesIO()
+        if compact:
+            img = img.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+            img.save(buf, "png", optimize=True)
+        else:
+            img.save(buf, "png", compress_level=1)
+        return buf.getvalue()
+
+    def _paint(self, params: Mapping) -> None:
+        """Bring the canvas to ``params``: update, redraw what changed, blit the rest."""
         from companion.plotting import READABLE_RC
 
         with matplotlib.rc_context(READABLE_RC):
@@ -317,7 +344,6 @@ class PersistentFigure:
                 self._background = canvas.copy_from_bbox(self.fig.bbox)
             for artist in self._animated:
                 self.fig.draw_artist(artist)
-            return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
     def _panel_boxes(self, axes):
         """Each changed panel's footprint before and after the change, or None when one of
@@ -395,14 +421,6 @@ class PersistentFigure:
             self.fig.set_layout_engine("none")
         return True
 
-    def png(self, params: Mapping, *, compact: bool = False) -> bytes:
-        """The figure for ``params`` as PNG bytes.
-
-        ``compact``: a 256-colour palette PNG, about 3.5x smaller and visually the same
-        (the page's precomputed frames); otherwise fast, lightly compressed RGB (live moves).
-        """
-        return _encode_png(self.render(params), compact=compact)
-
     def describe(self) -> str:
         """Alt text for the figure as last rendered."""
         from companion.plotting import describe_figure
@@ -426,20 +444,6 @@ def _animated_artists(fig) -> list:
 
     walk(fig)
     return sorted(found, key=lambda a: a.get_zorder())
-
-
-def _encode_png(rgb, *, compact: bool) -> bytes:
-    import io
-
-    from PIL import Image
-
-    img = Image.fromarray(rgb)
-    buf = io.BytesIO()
-    if compact:
-        img.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(buf, "png", optimize=True)
-    else:
-        img.save(buf, "png", compress_level=1)
-    return buf.getvalue()
 
 
 # --- The Explore output --------------------------------------------------------------------
