@@ -71,6 +71,11 @@ var CompanionExplore = (function () {
       el.addEventListener("input", function () { moved(i); });
       el.addEventListener("change", function () { moved(i); });
     });
+    // on a phone the figure is shrunk to the column: a tap shows it at full size (it scrolls)
+    img.addEventListener("click", function () {
+      var zoomed = root.getAttribute("data-zoom") === "1";
+      root.setAttribute("data-zoom", zoomed ? "0" : "1");
+    });
     root.setAttribute("data-explore-bound", "1");
   }
 

@@ -595,10 +595,13 @@ class Explore:
         return (
             '<div class="companion-explore">'
             f'<div class="companion-explore-controls">{"".join(ctls)}</div>'
+            '<div class="companion-explore-frame">'
             f'<img class="companion-explore-figure" width="{width}" height="{height}" '
             f'src="data:image/png;base64,{frames["images"][start[0]]}" '
-            f'alt="{_esc(frames["alts"][start[1]])}">'
-            f'<p class="companion-explore-note">{self.note()}</p>'
+            f'alt="{_esc(frames["alts"][start[1]])}"></div>'
+            f'<p class="companion-explore-note">{self.note()}'
+            '<span class="companion-explore-zoom-hint"> On a small screen, tap the figure '
+            "to see it at full size.</span></p>"
             f'<script type="application/json" class="companion-explore-data">{payload}</script>'
             "</div>"
         )

@@ -83,6 +83,15 @@ test("every control moves the figure and shows its value", () => {
   assert.equal(root.getAttribute("data-setting"), "1,0,1");
 });
 
+test("a tap on the figure toggles its full-size view", () => {
+  const {root, img} = page();
+  Explore.bind(root);
+  img.dispatch("click");
+  assert.equal(root.getAttribute("data-zoom"), "1");
+  img.dispatch("click");
+  assert.equal(root.getAttribute("data-zoom"), "0");
+});
+
 test("binding twice adds no second set of listeners", () => {
   const {root, p} = page();
   Explore.init({querySelectorAll: () => [root]});
