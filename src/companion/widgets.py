@@ -13,13 +13,14 @@ A chapter gives a drawing function ``draw(fig, **params)`` (optionally an ``upda
 :func:`explore` returns one output that carries two views of the same figure:
 
 * ``application/vnd.jupyter.widget-view+json``: core ipywidgets controls and an
-  ``ipywidgets.Image``, redrawn in place on every move (Jupyter, Colab, VS Code rank the
-  widget view first);
+  ``ipywidgets.Image``, redrawn in place on every move (JupyterLab and Notebook 7 rank a
+  widget view above HTML, so a running notebook shows this one);
 * ``text/html``: the same controls as plain HTML over figures precomputed when the output
   was made (every combination of the ``grid`` parameters, every other control over its
   ``values`` with the rest at their defaults), stepped by ``book/_assets/companion.js``.
-  The book's ``_config.yml`` ranks ``text/html`` first for its HTML builders
-  (``nb_mime_priority_overrides``), so the site shows this one.
+  The book's ``_config.yml`` ranks widget views after ``text/html`` for its HTML builders
+  (``nb_mime_priority_overrides``), so the site shows this one. On Colab it is left out
+  (``static="auto"``): nothing there would show it.
 
 The older :func:`panel`, :func:`frame_player`, :func:`slider` and :func:`redraw_time` are
 kept unchanged until every chapter has moved to :func:`explore`.
