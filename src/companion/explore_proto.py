@@ -2,11 +2,22 @@
 kernel T1 (Part II), the two chapters that prove :func:`companion.widgets.explore`.
 
 Each pair ``draw_*`` / ``update_*`` draws the same picture as the chapter's
-``companion.figures`` module with the same numbers; what changes is the mechanics: ``draw``
-returns the artists that move and marks them animated (blitted over a cached background),
-``update`` sets their data, and axis limits do not follow the fast parameters. Legends sit
-below their panels (:func:`companion.plotting.legend`). The roll-out moves each pair into
-its chapter module, with its ``explore()``.
+``companion.figures`` module with the same numbers; what changes is the mechanics, and the
+same rules make any chapter's moves fast:
+
+* ``draw`` returns the artists that move and marks them animated: they are blitted over a
+  cached background (a few ms), everything else is drawn once;
+* axis limits do not follow the parameters a reader moves most, or move in coarse steps;
+  when they do change, ``update`` returns that panel (it alone is redrawn);
+* legends stay in the background (text is the slowest thing to draw): a number that moves
+  goes in a title or a text label, which are animated;
+* computations are cached per parameter value (``lru_cache``), and what a move does not
+  change (the inputs, when only gamma moves) is cached apart;
+* legends sit below their panels (:func:`companion.plotting.legend`).
+
+``tests/unit/test_widgets.py`` checks that ``update`` gives the same pixels as ``draw``.
+The roll-out moves each pair into its chapter module, with its ``explore()``; the generic
+specs at the end (today's draw functions, redrawn whole) are where the other chapters start.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from companion import widgets
 from companion.plotting import COLORS, legend, set_errorbar
@@ -276,6 +288,9 @@ def draw_ln_kernel(
         xlabel=r"predicted $v^*_i = \gamma_i^{-1}/\|\gamma^{-1}\|$",
         ylabel="measured bottom direction $u_i$",
     )
+    for axis in (ax2.xaxis, ax2.yaxis):  # ticks at 0.1, 0.2, 0.5 steps, labels of one width:
+        axis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))  # new limits then leave the
+        axis.set_major_formatter("{x:.1f}")  # panel's footprint as it was (redrawn alone)
     legend(ax2)
     ax2.grid(alpha=0.3)
     # legends stay in the background (drawing text is slow); the numbers are in titles and labels
