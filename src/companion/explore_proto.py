@@ -41,6 +41,40 @@ __all__ = [
 ]
 
 
+#: chapter -> its figure module today (``companion.figures.<name>``).
+_FIGURES = {
+    "sign_magnitude/bussgang": "bussgang",
+    "sign_magnitude/rmsnorm_filter": "rmsnorm_filter",
+    "sign_magnitude/energy_equality": "energy_equality",
+    "sign_magnitude/theorem3": "theorem3",
+    "sign_magnitude/theorem4": "theorem4",
+    "sign_magnitude/multilayer": "multilayer",
+    "sign_magnitude/leverage": "leverage",
+    "sign_magnitude/at_scale": "sign_flips",
+    "dead_directions/ln_kernel": "ln_kernel",
+    "dead_directions/rms_no_kernel": "rms_no_kernel",
+    "dead_directions/kfac_lift": "kfac_lift",
+    "dead_directions/sigma_min": "sigma_min",
+    "dead_directions/schur_ratio": "schur_ratio",
+    "dead_directions/classifier": "classifier",
+    "dead_directions/at_scale": "dead_directions_at_scale",
+}
+
+
+def figures(chapter: str):
+    """The module with a chapter's drawing functions: ``companion.chapters.<part>.<chapter>``
+    once the library is restructured (issue 12), ``companion.figures.<name>`` until then."""
+    import importlib
+
+    part, name = chapter.split("/")
+    try:
+        return importlib.import_module(f"companion.chapters.{part}.{name}")
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("companion.chapters"):
+            raise
+    return importlib.import_module(f"companion.figures.{_FIGURES[chapter]}")
+
+
 def _animate(*artists):
     for a in artists:
         a.set_animated(True)
@@ -54,7 +88,7 @@ T3_YLIM = ((1.8, 2.95), (1.8, 6.8))
 
 @lru_cache(maxsize=16)
 def _t3_sims(n: int, seed: int):
-    from companion.figures.theorem3 import SIM_RATES
+    SIM_RATES = figures("sign_magnitude/theorem3").SIM_RATES
     from companion.theory.transverse_ratio import simulate_transverse_ratio_grid
 
     return tuple(simulate_transverse_ratio_grid(SIM_RATES, n, samples=400, seeds=3, rng=seed))
@@ -172,7 +206,10 @@ def update_theorem3(state, p: float = 0.01, n: int = 256, seed: int = 0) -> bool
 
 def theorem3() -> widgets.Explore:
     """Theorem 3's Explore figure: flip rate p x width n, all 28 combinations precomputed."""
-    from companion.figures.theorem3 import FLIP_RATES, WIDTHS
+    FLIP_RATES, WIDTHS = (
+        figures("sign_magnitude/theorem3").FLIP_RATES,
+        figures("sign_magnitude/theorem3").WIDTHS,
+    )
 
     controls = {
         "p": widgets.control(0.01, 1e-4, 0.2, log=True, label="flip rate p", values=FLIP_RATES),
@@ -356,7 +393,7 @@ def update_ln_kernel(
 def ln_kernel() -> widgets.Explore:
     """T1's Explore figure: activation precision x gamma spread precomputed in full, the
     other six controls one at a time."""
-    from companion.figures.ln_kernel import PRECISIONS_SWEEP
+    PRECISIONS_SWEEP = figures("dead_directions/ln_kernel").PRECISIONS_SWEEP
     from companion.theory.ln_kernel import INPUT_DISTRIBUTIONS
 
     c = widgets.control
@@ -384,11 +421,9 @@ def ln_kernel() -> widgets.Explore:
 # chapter now; the roll-out gives each an update and moves it into its chapter module.
 
 
-def _generic(module: str, controls: dict, grid, *, draw=None, figsize=(8, 3.6)):
-    import importlib
-
-    mod = importlib.import_module(f"companion.figures.{module}")
-    return widgets.explore(draw or mod.draw, controls, grid=grid, figsize=figsize)
+def _generic(chapter: str, controls: dict, grid, *, draw=None, figsize=(8, 3.6)):
+    draw = draw or figures(chapter).draw
+    return widgets.explore(draw, controls, grid=grid, figsize=figsize)
 
 
 def bussgang() -> widgets.Explore:
@@ -396,7 +431,7 @@ def bussgang() -> widgets.Explore:
 
     c = widgets.control
     return _generic(
-        "bussgang",
+        "sign_magnitude/bussgang",
         {
             "n": c(256, 4, 4096, 4, label="width n", values=(16, 64, 256, 1024, 4096)),
             "dist": c("gaussian", options=DISTRIBUTIONS, label="weights"),
@@ -407,11 +442,11 @@ def bussgang() -> widgets.Explore:
 
 
 def rmsnorm_filter() -> widgets.Explore:
-    from companion.figures.rmsnorm_filter import ANGLES
+    ANGLES = figures("sign_magnitude/rmsnorm_filter").ANGLES
 
     c = widgets.control
     return _generic(
-        "rmsnorm_filter",
+        "sign_magnitude/rmsnorm_filter",
         {
             "angle": c(60.0, 0.0, 180.0, 5.0, label="angle (°)", values=tuple(map(float, ANGLES))),
             "size": c(0.2, 0.02, 0.8, 0.02, label="‖Δ‖/‖u‖", values=(0.05, 0.1, 0.2, 0.4, 0.8)),
@@ -421,11 +456,11 @@ def rmsnorm_filter() -> widgets.Explore:
 
 
 def energy_equality() -> widgets.Explore:
-    from companion.figures.energy_equality import FLIP_RATES
+    FLIP_RATES = figures("sign_magnitude/energy_equality").FLIP_RATES
 
     c = widgets.control
     return _generic(
-        "energy_equality",
+        "sign_magnitude/energy_equality",
         {
             "p": c(0.05, 0.002, 0.3, log=True, label="flip rate p", values=FLIP_RATES),
             "m": c(128, 16, 512, 16, label="width m", values=(32, 64, 128, 256, 512)),
@@ -435,12 +470,12 @@ def energy_equality() -> widgets.Explore:
 
 
 def theorem4() -> widgets.Explore:
-    from companion.figures.theorem4 import WIDTHS
+    WIDTHS = figures("sign_magnitude/theorem4").WIDTHS
     from companion.theory.sign_magnitude import QUANTIZERS
 
     c = widgets.control
     return _generic(
-        "theorem4",
+        "sign_magnitude/theorem4",
         {
             "quantizer": c("sign_absmean", options=tuple(QUANTIZERS), label="quantiser"),
             "n": c(256, 16, 1024, 16, label="width n", values=WIDTHS),
@@ -450,12 +485,15 @@ def theorem4() -> widgets.Explore:
 
 
 def multilayer() -> widgets.Explore:
-    from companion.figures.multilayer import DEPTHS, FLIP_RATES
+    DEPTHS, FLIP_RATES = (
+        figures("sign_magnitude/multilayer").DEPTHS,
+        figures("sign_magnitude/multilayer").FLIP_RATES,
+    )
     from companion.theory.multilayer import ACTIVATIONS
 
     c = widgets.control
     return _generic(
-        "multilayer",
+        "sign_magnitude/multilayer",
         {
             "depth": c(6, 1, 6, 1, label="depth L", values=DEPTHS),
             "p": c(0.01, options=FLIP_RATES, label="flip rate p"),
@@ -466,11 +504,11 @@ def multilayer() -> widgets.Explore:
 
 
 def leverage() -> widgets.Explore:
-    from companion.figures.leverage import ALPHAS
+    ALPHAS = figures("sign_magnitude/leverage").ALPHAS
 
     c = widgets.control
     return _generic(
-        "leverage",
+        "sign_magnitude/leverage",
         {
             "alpha": c(0.1, 0.005, 0.4, log=True, label="amplitude α", values=ALPHAS),
             "n": c(2048, options=(256, 512, 1024, 2048, 4096, 5632), label="width n"),
@@ -480,11 +518,11 @@ def leverage() -> widgets.Explore:
 
 
 def sign_magnitude_at_scale(model: str = "smollm2-135m", scale: str = "cpu") -> widgets.Explore:
-    from companion.figures import sign_flips
+    sign_flips = figures("sign_magnitude/at_scale")
 
     c = widgets.control
     return _generic(
-        "sign_flips",
+        "sign_magnitude/at_scale",
         {
             "p": c(0.001, options=sign_flips.PS, label="flip fraction p"),
             "metric": c("nll", options=("nll", "ppl"), label="leverage of"),
@@ -495,12 +533,12 @@ def sign_magnitude_at_scale(model: str = "smollm2-135m", scale: str = "cpu") -> 
 
 
 def rms_no_kernel() -> widgets.Explore:
-    from companion.figures.rms_no_kernel import SIGMAS
+    SIGMAS = figures("dead_directions/rms_no_kernel").SIGMAS
     from companion.theory.ln_kernel import INPUT_DISTRIBUTIONS
 
     c = widgets.control
     return _generic(
-        "rms_no_kernel",
+        "dead_directions/rms_no_kernel",
         {
             "d": c(64, 16, 192, 16, label="width d", values=(16, 32, 64, 128, 192)),
             "sigma": c(1.5, 0.0, 3.0, 0.1, label="γ spread σ", values=(*SIGMAS, 1.5)),
@@ -512,11 +550,14 @@ def rms_no_kernel() -> widgets.Explore:
 
 
 def kfac_lift() -> widgets.Explore:
-    from companion.figures.kfac_lift import BETA_SCALES, U_CHOICES
+    BETA_SCALES, U_CHOICES = (
+        figures("dead_directions/kfac_lift").BETA_SCALES,
+        figures("dead_directions/kfac_lift").U_CHOICES,
+    )
 
     c = widgets.control
     return _generic(
-        "kfac_lift",
+        "dead_directions/kfac_lift",
         {
             "beta_scale": c(1.0, 0.0, 2.0, 0.05, label="β scale", values=BETA_SCALES),
             "u": c("random u", options=U_CHOICES, label="choice of u"),
@@ -526,11 +567,11 @@ def kfac_lift() -> widgets.Explore:
 
 
 def sigma_min() -> widgets.Explore:
-    from companion.figures.sigma_min import CANCELS
+    CANCELS = figures("dead_directions/sigma_min").CANCELS
 
     c = widgets.control
     return _generic(
-        "sigma_min",
+        "dead_directions/sigma_min",
         {
             "depth": c(12, 1, 24, 1, label="depth", values=(1, 6, 12, 18, 24)),
             "cancel": c(0.0, 0.0, 1.0, 0.05, label="cancellation c", values=CANCELS),
@@ -540,11 +581,11 @@ def sigma_min() -> widgets.Explore:
 
 
 def schur_ratio() -> widgets.Explore:
-    from companion.figures.schur_ratio import PLAYER_RATIOS
+    PLAYER_RATIOS = figures("dead_directions/schur_ratio").PLAYER_RATIOS
 
     c = widgets.control
     return _generic(
-        "schur_ratio",
+        "dead_directions/schur_ratio",
         {
             "ratio": c(4.0, 1.5, 32.0, 0.5, label="N / d", values=tuple(map(float, PLAYER_RATIOS))),
             "d": c(32, 8, 64, 8, label="width d", values=(8, 16, 32, 64)),
@@ -554,11 +595,11 @@ def schur_ratio() -> widgets.Explore:
 
 
 def classifier() -> widgets.Explore:
-    from companion.figures.classifier import PRECISIONS_SWEEP
+    PRECISIONS_SWEEP = figures("dead_directions/classifier").PRECISIONS_SWEEP
 
     c = widgets.control
     return _generic(
-        "classifier",
+        "dead_directions/classifier",
         {
             "d": c(768, 64, 4096, 64, label="width d", values=(64, 256, 768, 2048, 4096)),
             "precision": c("float32", options=PRECISIONS_SWEEP, label="activations"),
@@ -568,12 +609,12 @@ def classifier() -> widgets.Explore:
 
 
 def dead_directions_at_scale(path=None) -> widgets.Explore:
-    from companion.figures import dead_directions_at_scale as fig_scale
+    fig_scale = figures("dead_directions/at_scale")
 
     models = fig_scale.trained_models(path)
     controls = {"model": widgets.control(models[0], options=models, label="model")}
     return _generic(
-        "dead_directions_at_scale",
+        "dead_directions/at_scale",
         controls,
         ("model",),
         draw=lambda fig, model: fig_scale.draw(fig, model, path),

@@ -191,8 +191,7 @@ def test_prototype_updates_match_their_draw(draw, update, settings):
 
 
 def test_ln_kernel_prototype_computes_the_chapter_numbers():
-    from companion.figures.ln_kernel import data
-
+    data = proto.figures("dead_directions/ln_kernel").data
     for kw in (
         {},
         {"sigma": 2.0, "precision": "bfloat16"},
@@ -217,9 +216,7 @@ def test_ln_kernel_prototype_computes_the_chapter_numbers():
 
 
 def test_theorem3_limits_hold_every_width():
-    from companion.figures.theorem3 import WIDTHS
-
-    for n in WIDTHS:
+    for n in proto.figures("sign_magnitude/theorem3").WIDTHS:
         for post, (lo, hi) in zip((False, True), proto.T3_YLIM, strict=True):
             _, y, e = proto._t3_points(proto._t3_sims(n, 0), post)
             assert lo < min(np.subtract(y, e)) and max(np.add(y, e)) < hi, (n, post)
