@@ -73,6 +73,7 @@ book: $(STAMP) vendor
 
 test: $(STAMP) vendor espeak-ng
 	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
+	node --test tests/js/
 	$(PY) -m companion.testing.structural_build
 
 chromium:

@@ -1,12 +1,101 @@
-/* Companion site glue for the self-hosted widget JavaScript (see _config.yml).
+/* Companion site glue.
  *
- * 1. require.js config, read by require.js when it loads: the html-manager bundles compute
- *    their webpack public path from their AMD module URL, which would otherwise resolve to
- *    "<page dir>/@jupyter-widgets/..." (404 for the widget fonts). Point it at _static/widgets.
- * 2. html-manager 1.0.x typesets widget labels through the MathJax 2 API (MathJax.Hub.Queue);
- *    the site serves MathJax 3, so provide that one call on top of MathJax.typesetPromise.
+ * A. Kernel-free Explore figures (companion.widgets.explore): every .companion-explore holds
+ *    controls named by data-param, an <img> and a JSON table of precomputed frames; moving a
+ *    control shows the frame of the new setting. Settings that were not precomputed snap to
+ *    the nearest one that was (the other controls move with it, so what they show is always
+ *    what the figure shows). Tested with node: tests/js/explore.test.js.
+ * B. The self-hosted widget JavaScript (see _config.yml):
+ *    1. require.js config, read by require.js when it loads: the html-manager bundles compute
+ *       their webpack public path from their AMD module URL, which would otherwise resolve to
+ *       "<page dir>/@jupyter-widgets/..." (404 for the widget fonts). Point it at _static/widgets.
+ *    2. html-manager 1.0.x typesets widget labels through the MathJax 2 API (MathJax.Hub.Queue);
+ *       the site serves MathJax 3, so provide that one call on top of MathJax.typesetPromise.
  */
-(function () {
+var CompanionExplore = (function () {
+  "use strict";
+
+  /* The precomputed setting to show when the reader asks for `wanted` (an array of value
+   * indices) by moving control `moved`: `wanted` itself if it was precomputed, otherwise
+   * the precomputed setting that keeps the moved control's value and differs least from
+   * `wanted` (fewest other controls changed, then the smallest steps). Returns its key
+   * ("i,j,..."), or null if no precomputed setting has that value. */
+  function nearest(index, wanted, moved) {
+    var key = wanted.join(",");
+    if (Object.prototype.hasOwnProperty.call(index, key)) return key;
+    var best = null, bestCost = null;
+    Object.keys(index).forEach(function (k) {
+      var idx = k.split(",").map(Number);
+      if (idx[moved] !== wanted[moved]) return;
+      var changed = 0, steps = 0;
+      for (var i = 0; i < idx.length; i++) {
+        if (idx[i] !== wanted[i]) { changed += 1; steps += Math.abs(idx[i] - wanted[i]); }
+      }
+      var cost = changed * 1000 + steps;
+      if (bestCost === null || cost < bestCost) { best = k; bestCost = cost; }
+    });
+    return best;
+  }
+
+  function bind(root) {
+    if (root.getAttribute("data-explore-bound")) return;
+    var script = root.querySelector("script.companion-explore-data");
+    var img = root.querySelector("img");
+    if (!script || !img) return;
+    var data = JSON.parse(script.textContent);
+    var controls = data.params.map(function (name) {
+      return root.querySelector('[data-param="' + name + '"]');
+    });
+    function show(key) {
+      var state = key.split(",").map(Number);
+      controls.forEach(function (el, i) {
+        if (!el) return;
+        el.value = String(state[i]);
+        var text = data.texts[i][state[i]];
+        var out = el.parentNode && el.parentNode.querySelector("output");
+        if (out) out.textContent = text;
+        if (el.tagName === "INPUT") el.setAttribute("aria-valuetext", text);
+      });
+      var entry = data.index[key];
+      img.src = "data:image/png;base64," + data.images[entry[0]];
+      img.alt = data.alts[entry[1]];
+      root.setAttribute("data-setting", key);
+    }
+    function moved(i) {
+      var wanted = controls.map(function (el) { return el ? Number(el.value) : 0; });
+      var key = nearest(data.index, wanted, i);
+      if (key !== null) show(key);
+    }
+    controls.forEach(function (el, i) {
+      if (!el) return;
+      el.addEventListener("input", function () { moved(i); });
+      el.addEventListener("change", function () { moved(i); });
+    });
+    // on a phone the figure is shrunk to the column: a tap shows it at full size (it scrolls)
+    img.addEventListener("click", function () {
+      var zoomed = root.getAttribute("data-zoom") === "1";
+      root.setAttribute("data-zoom", zoomed ? "0" : "1");
+    });
+    root.setAttribute("data-explore-bound", "1");
+  }
+
+  function init(doc) {
+    var roots = doc.querySelectorAll(".companion-explore");
+    for (var i = 0; i < roots.length; i++) bind(roots[i]);
+  }
+
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", function () { init(document); });
+    } else {
+      init(document);
+    }
+  }
+  return {nearest: nearest, bind: bind, init: init};
+})();
+if (typeof module === "object" && module.exports) module.exports = CompanionExplore;
+
+if (typeof window !== "undefined") (function () {
   var src = document.currentScript && document.currentScript.src;
   var base = src ? src.substring(0, src.lastIndexOf("/") + 1) + "widgets" : "_static/widgets";
   var paths = {"@jupyter-widgets/html-manager/dist": base, "@jupyter-widgets": base};

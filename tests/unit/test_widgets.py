@@ -1,0 +1,385 @@
+"""The Explore mechanism: controls, the persistent figure, the kernel-free HTML and the widget.
+
+The browser side (book/_assets/companion.js) is tested with node: tests/js/explore.test.js.
+"""
+
+from __future__ import annotations
+
+import base64
+import html.parser
+import json
+import sys
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from companion import explore_proto as proto
+from companion import widgets
+from companion.explorers import EXPLORERS, explorer
+from companion.plotting import MIN_FONT_PT, legend, readable
+
+# --- a small figure with a draw and an update ------------------------------------------------
+
+
+def toy_draw(fig, a: float = 1.0, kind: str = "sin", ymax: float = 2.0):
+    ax1, ax2 = fig.subplots(1, 2)
+    x = np.linspace(0, 6, 50)
+    (line,) = ax1.plot(x, np.sin(a * x), label="curve")
+    ax1.set(xlabel="x", ylim=(-1.5, 1.5), title=f"a = {a:g}")
+    (bar,) = ax2.plot([0, 1], [0, ymax], label="ramp")
+    ax2.set(ylim=(0, ymax), xlabel="t")
+    legend(ax2)
+    for art in (line, ax1.title, bar):
+        art.set_animated(True)
+    return {"ax2": ax2, "line": line, "bar": bar, "x": x}
+
+
+def toy_update(state, a: float = 1.0, kind: str = "sin", ymax: float = 2.0):
+    f = np.sin if kind == "sin" else np.cos
+    state["line"].set_ydata(f(a * state["x"]))
+    state["line"].axes.set_title(f"a = {a:g}")
+    state["bar"].set_ydata([0, ymax])
+    if state["ax2"].get_ylim()[1] != ymax:
+        state["ax2"].set_ylim(0, ymax)
+        return state["ax2"]  # its ticks move: redraw that panel
+    return None
+
+
+def toy_draw_full(fig, a=1.0, kind="sin", ymax=2.0):
+    state = toy_draw(fig, a, kind, ymax)
+    toy_update(state, a, kind, ymax)
+    return state
+
+
+TOY_CONTROLS = {
+    "a": widgets.control(1.0, 0.5, 3.0, label="frequency a", values=(0.5, 1.0, 2.0, 3.0)),
+    "kind": widgets.control("sin", options=(("sine", "sin"), ("cosine", "cos")), label="curve"),
+    "ymax": widgets.control(2.0, 1.0, 4.0, label="top of the right panel", values=(1.0, 2.0, 4.0)),
+}
+
+
+def toy_explore(**kw):
+    return widgets.explore(toy_draw_full, TOY_CONTROLS, update=toy_update, grid=("a", "kind"), **kw)
+
+
+# --- controls --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((1.0, 0.0, 2.0), {"label": ""}, "`label` must be a non-empty string"),
+        ((3.0, 0.0, 2.0), {"label": "x"}, "`value` of control 'x' must be in [0.0, 2.0]; got 3.0"),
+        ((1.0, 2.0, 0.0), {"label": "x"}, "control 'x' needs `low` < `high`"),
+        ((0.5, 0.0, 1.0), {"label": "x", "log": True}, "`low` of log control 'x' must be > 0"),
+        (("c",), {"label": "x", "options": ("a", "b")}, "must be one of its options; got 'c'"),
+        (("a", 0, 1), {"label": "x", "options": ("a", "b")}, "give `options` or a range"),
+        ((1,), {"label": "x"}, "needs `options`, a range (`low`, `high`) or `values`"),
+        ((1.0, 0.0, 2.0), {"label": "x", "values": (0.5, 3.0)}, "must be in [0.0, 2.0]; got 3.0"),
+        (("a",), {"label": "x", "options": ("a",), "values": ("z",)}, "among its options; got 'z'"),
+        (
+            (1.0, 0.0, 2.0),
+            {"label": "x", "values": ()},
+            "`values` of control 'x' must not be empty",
+        ),
+    ],
+)
+def test_control_rejects_bad_input(args, kwargs, message):
+    with pytest.raises(ValueError) as err:
+        widgets.control(*args, **kwargs)
+    assert message in str(err.value)
+
+
+def test_page_values_hold_the_default_and_span_the_range():
+    assert widgets.control(0.3, 0.0, 1.0, label="c").page_values() == (
+        0.0,
+        0.25,
+        0.3,
+        0.5,
+        0.75,
+        1.0,
+    )
+    assert widgets.control(1e-3, 1e-4, 1.0, log=True, label="p").page_values() == (
+        1e-4,
+        1e-3,
+        1e-2,
+        0.1,
+        1.0,
+    )
+    assert widgets.control(12, 1, 24, label="depth").page_values() == (1, 7, 12, 13, 18, 24)
+    assert widgets.control(3, 1, 9, label="d", values=(1, 9)).page_values() == (1, 3, 9)
+
+
+def test_controls_become_core_ipywidgets_with_the_label():
+    import ipywidgets as w
+
+    kinds = {
+        widgets.control(5, 1, 9, label="depth L"): w.IntSlider,
+        widgets.control(0.5, 0.0, 1.0, label="cancel c"): w.FloatSlider,
+        widgets.control(0.01, 1e-4, 0.2, log=True, label="flip rate p"): w.FloatLogSlider,
+        widgets.control("a", options=("a", "b"), label="kind"): w.Dropdown,
+        widgets.control(2, values=(1, 2, 4), label="steps"): w.SelectionSlider,
+    }
+    for ctl, cls in kinds.items():
+        live = ctl.widget()
+        assert type(live) is cls and live.description == ctl.label and live.value == ctl.value
+    assert widgets.slider(256, None, None, options=(64, 256), description="n").value == 256
+    assert type(widgets.slider(3, 1, 5, description="k")) is w.IntSlider
+
+
+# --- the persistent figure -------------------------------------------------------------------
+
+
+def walk(fig, settings):
+    return [fig.render(s) for s in settings]
+
+
+def test_update_draws_the_same_pixels_as_drawing_afresh():
+    # blitted moves, a panel redrawn alone (ymax) and back: pixel for pixel what clearing
+    # the figure and calling draw again gives at the same (frozen) layout
+    settings = [{}, {"a": 2.0}, {"ymax": 4.0}, {"kind": "cos", "a": 3.0}, {"ymax": 1.0}, {}]
+    live = widgets.PersistentFigure(toy_draw_full, toy_update)
+    fresh = widgets.PersistentFigure(toy_draw_full)
+    for got, want in zip(walk(live, settings), walk(fresh, settings), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert live.full_redraws == 1 and live.partial_redraws == 4  # ymax: 4, 2, 1, 2
+    assert fresh.full_redraws == len(settings)
+
+
+def test_a_forgotten_artist_shows_as_different_pixels():
+    # the negative control of the test above: an update that misses the title
+    def lazy_update(state, a=1.0, kind="sin", ymax=2.0):
+        state["line"].set_ydata(np.sin(a * state["x"]))
+
+    live = widgets.PersistentFigure(toy_draw_full, lazy_update)
+    fresh = widgets.PersistentFigure(toy_draw_full)
+    got, want = walk(live, [{}, {"a": 2.0}])[-1], walk(fresh, [{}, {"a": 2.0}])[-1]
+    assert (got != want).any()
+
+
+@pytest.mark.parametrize(
+    "draw, update, settings",
+    [
+        (
+            proto.draw_theorem3,
+            proto.update_theorem3,
+            [{}, {"p": 0.2}, {"n": 64}, {"p": 1e-4, "n": 128}, {}],
+        ),
+        (
+            proto.draw_ln_kernel,
+            proto.update_ln_kernel,
+            [
+                {},
+                {"sigma": 3.0},
+                {"d": 16},
+                {"n_ratio": 1},
+                {"precision": "bfloat16", "sigma": 0.0},
+                {"eps": 1.0, "signs": False},
+                {"dist": "offset", "beta": 5.0},
+                {},
+            ],
+        ),
+    ],
+    ids=["theorem3", "ln_kernel"],
+)
+def test_prototype_updates_match_their_draw(draw, update, settings):
+    live = widgets.PersistentFigure(draw, update, figsize=(8, 4.4))
+    fresh = widgets.PersistentFigure(draw, figsize=(8, 4.4))
+    for s, got, want in zip(settings, walk(live, settings), walk(fresh, settings), strict=True):
+        assert np.array_equal(got, want), f"update and draw differ at {s}"
+
+
+def test_ln_kernel_prototype_computes_the_chapter_numbers():
+    data = proto.figures("dead_directions/ln_kernel").data
+    for kw in (
+        {},
+        {"sigma": 2.0, "precision": "bfloat16"},
+        {"d": 16, "n_ratio": 1},
+        {"dist": "offset", "signs": False},
+    ):
+        full = {
+            "d": 64,
+            "sigma": 1.0,
+            "signs": True,
+            "beta": 1.0,
+            "eps": 1e-5,
+            "dist": "student_t",
+            "n_ratio": 8,
+            "precision": "float64",
+            "seed": 0,
+            **kw,
+        }
+        (g1, r1), (g2, r2) = data(**full), proto._ln_data(**full)
+        np.testing.assert_array_equal(g1, g2)
+        np.testing.assert_array_equal(r1.spectrum, r2.spectrum)
+
+
+def test_theorem3_limits_hold_every_width():
+    for n in proto.figures("sign_magnitude/theorem3").WIDTHS:
+        for post, (lo, hi) in zip((False, True), proto.T3_YLIM, strict=True):
+            _, y, e = proto._t3_points(proto._t3_sims(n, 0), post)
+            assert lo < min(np.subtract(y, e)) and max(np.add(y, e)) < hi, (n, post)
+
+
+# --- the Explore output ----------------------------------------------------------------------
+
+
+class _Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.found, self.data = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.found.append((tag, a, [t for t, _ in self.stack]))
+        if tag not in ("img", "input", "option"):
+            self.stack.append((tag, a))
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1][0] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and "companion-explore-data" in self.stack[-1][1].get("class", ""):
+            self.data = json.loads(data)
+
+
+def test_combinations_are_the_grid_then_each_other_control():
+    ex = toy_explore()
+    combos = ex.combinations()
+    assert combos[0] == ex.defaults
+    assert len(combos) == 4 * 2 + 2  # the grid a x kind, then ymax's two other values
+    assert {c["ymax"] for c in combos if c["ymax"] != 2.0} == {1.0, 4.0}
+    assert all(c["a"] == 1.0 and c["kind"] == "sin" for c in combos if c["ymax"] != 2.0)
+
+
+def test_html_is_the_contract_the_site_and_its_browser_test_rely_on():
+    ex = toy_explore()
+    page = _Page()
+    page.feed(ex.html())
+    root = page.found[0]
+    assert root[0] == "div" and root[1]["class"] == "companion-explore"
+    imgs = [f for f in page.found if f[0] == "img"]
+    assert len(imgs) == 1 and "div" in imgs[0][2] and imgs[0][1]["alt"]
+    ctls = {f[1]["data-param"]: f for f in page.found if "data-param" in f[1]}
+    assert list(ctls) == ["a", "kind", "ymax"]
+    assert ctls["a"][0] == "input" and ctls["a"][1]["max"] == "3" and ctls["a"][1]["value"] == "1"
+    assert ctls["kind"][0] == "select"
+    html = ex.html()
+    for label in ("frequency a", "curve", "top of the right panel", ">sine<", ">cosine<"):
+        assert label in html
+    assert '<output class="companion-explore-value">1</output>' in html
+    data = page.data
+    assert data["params"] == ["a", "kind", "ymax"] and data["texts"][1] == ["sine", "cosine"]
+    assert len(data["index"]) == len(ex.combinations())
+    images = {i for i, _ in data["index"].values()}
+    assert images == set(range(len(data["images"])))  # every image is used, none is missing
+    start = data["index"]["1,0,1"]  # a = 1.0, sine, ymax = 2.0
+    assert imgs[0][1]["src"] == "data:image/png;base64," + data["images"][start[0]]
+    for b64 in data["images"]:
+        assert base64.b64decode(b64)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        "every combination of <em>frequency a</em> (4 values) and <em>curve</em> (2 values)" in html
+    )
+    assert "<em>top of the right panel</em> over its values" in html
+
+
+def test_every_control_changes_the_precomputed_figure():
+    ex = toy_explore()
+    data = ex.frames()
+    base = data["index"][ex._key(ex.defaults)][0]
+    for name, ctl in ex.controls.items():
+        for v in ctl.page_values():
+            if v != ctl.value:
+                assert data["index"][ex._key({**ex.defaults, name: v})][0] != base, (name, v)
+
+
+def test_explore_rejects_bad_input():
+    with pytest.raises(ValueError, match="`grid` names 'b', which is not a control"):
+        widgets.explore(toy_draw_full, TOY_CONTROLS, grid=("a", "b"))
+    with pytest.raises(TypeError, match=r"`controls\['a'\]` must be made with widgets.control\(\)"):
+        widgets.explore(toy_draw_full, {"a": widgets.slider(1.0, 0.0, 2.0, description="a")})
+    with pytest.raises(ValueError, match="give 10 figures to precompute; more than `max_frames`=5"):
+        toy_explore(max_frames=5)
+    with pytest.raises(ValueError, match="`static` must be 'auto', True or False"):
+        toy_explore(static="yes")
+    with pytest.raises(ValueError, match="`controls` must be a non-empty mapping"):
+        widgets.explore(toy_draw_full, {})
+
+
+def test_one_output_carries_the_widget_and_the_html(monkeypatch):
+    ex = toy_explore()
+    bundle = ex._repr_mimebundle_()
+    assert bundle[widgets.WIDGET_VIEW]["model_id"] == ex.widget().model_id
+    assert bundle["text/html"].startswith('<div class="companion-explore">')
+    assert "frequency a" in bundle["text/plain"]
+    assert "text/html" not in toy_explore(static=False)._repr_mimebundle_()
+    monkeypatch.setitem(sys.modules, "google.colab", object())
+    assert "text/html" not in toy_explore()._repr_mimebundle_()
+
+
+def test_the_live_widget_redraws_one_figure_in_place():
+    ex = toy_explore()
+    box = ex.widget()
+    row, image, problem = box.children
+    fig, first = ex.figure.fig, image.value
+    row.children[0].value = 2.0
+    assert image.value != first and ex.figure.fig is fig and problem.value == ""
+    row.children[2].value = 3.7  # off the page's values: computed live
+    assert ex.figure.fig is fig and ex.figure.partial_redraws == 1
+
+
+def test_a_failing_move_is_shown_under_the_figure():
+    def fragile(state, a=1.0, kind="sin", ymax=2.0):
+        if a > 2.5:
+            raise ValueError("`a` must be <= 2.5; got 3.0")
+        return toy_update(state, a, kind, ymax)
+
+    ex = widgets.explore(toy_draw_full, TOY_CONTROLS, update=fragile, static=False)
+    row, image, problem = ex.widget().children
+    row.children[0].value = 3.0
+    assert "`a` must be &lt;= 2.5; got 3.0" in problem.value
+
+
+# --- readable figures ------------------------------------------------------------------------
+
+
+def test_readable_raises_small_text_and_keeps_legends_below_the_data():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.plot([1, 2, 3], [3, 1, 2], label="closed form")
+    ax.plot([1, 2, 3], [2, 2, 2], label="simulation")
+    ax.set(xlabel="flip rate p", title="t")
+    ax.tick_params(labelsize=6)
+    leg = legend(ax, fontsize=6)
+    readable(fig)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    sizes = [t.get_fontsize() for t in fig.findobj(lambda a: hasattr(a, "get_fontsize"))]
+    assert min(sizes) >= MIN_FONT_PT
+    assert ax.xaxis.get_major_ticks()[0].label1.get_fontsize() >= MIN_FONT_PT
+    box = leg.get_window_extent(r)
+    assert box.y1 < ax.xaxis.label.get_window_extent(r).y0  # under the x label
+    assert box.y1 < ax.bbox.y0  # off the data
+
+
+# --- every chapter ---------------------------------------------------------------------------
+
+
+def test_every_chapter_of_the_book_has_an_explore_figure():
+    import pathlib
+    import re
+
+    toc = (pathlib.Path(__file__).parents[2] / "_toc.yml").read_text(encoding="utf-8")
+    chapters = re.findall(r"file: book/((?:sign_magnitude|dead_directions)/\w+)", toc)
+    assert sorted(chapters) == sorted(EXPLORERS)
+    for chapter in chapters:
+        ex = explorer(chapter)
+        assert isinstance(ex, widgets.Explore) and ex.figure.fig is None  # nothing drawn yet
+        assert len(ex.combinations()) <= ex.max_frames
+    with pytest.raises(ValueError, match="`chapter` must be one of"):
+        explorer("sign_magnitude/nowhere")
