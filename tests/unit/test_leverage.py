@@ -52,7 +52,8 @@ def test_aggregate_leverage():
     flat = lv.aggregate_leverage(np.ones(200))
     assert flat.ratio == pytest.approx(1.0) and flat.n_mean_alpha2 == pytest.approx(1.0)
     assert flat.n_outliers == 10 and flat.bound == pytest.approx(19.0)
-    # the [GUESS] reading of R_col <= 19: ratio <= (1-f)/f exactly when the outliers hold <= half the energy
+    # the [GUESS] reading of R_col <= 19: ratio <= (1-f)/f exactly when the outliers hold at
+    # most half the energy
     half = lv.aggregate_leverage(np.r_[np.full(10, 19.0), np.ones(190)])
     assert half.energy_share == pytest.approx(0.5) and half.ratio == pytest.approx(19.0)
     assert lv.column_leverage_bound(0.05) == pytest.approx(19.0)

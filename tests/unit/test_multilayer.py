@@ -39,7 +39,8 @@ def test_v2_relu_first_order_is_theorem3_exact_kernel():
 
 
 def test_finite_difference_inflation_explains_v2():
-    # V2's reading is the first-order ratio times 1 + 4 sqrt(2p/pi) + 4p (spec 4.4: 2.64 x 1.36 = 3.60)
+    # V2's reading is the first-order ratio times 1 + 4 sqrt(2p/pi) + 4p
+    # (spec 4.4: 2.64 x 1.36 = 3.60)
     for p in (0.01, 0.02, 0.05):
         ratio = ml.first_layer_ratio("V2", "relu", p) / ml.first_layer_ratio(
             "V2", "relu", p, readout="prenorm"

@@ -155,7 +155,7 @@ def test_bad_inputs():
     ):
         acc.update(np.array([[1.0, np.nan, 0.0]]))
     with pytest.raises(ValueError, match=re.escape("`n` must be >= 1 accumulated rows; got 0")):
-        GramAccumulator().gram
+        _ = GramAccumulator().gram
     with pytest.raises(ValueError, match=re.escape("`n` must be >= 2 accumulated rows; got 1")):
         GramAccumulator().update(np.ones((1, 3))).covariance()
     with pytest.raises(

@@ -108,7 +108,7 @@ def test_gram_path_equals_direct_path():
     b = tr.simulate_transverse_ratio_grid(
         [0.02, 0.1], 48, samples=80, seeds=2, post_norm=False, rng=4
     )
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert x.value == pytest.approx(y.value, rel=1e-5)
         assert x.R_mag.value == pytest.approx(y.R_mag.value, rel=1e-5)
         assert y.C_post_norm_fd is None and x.C_post_norm_fd is not None

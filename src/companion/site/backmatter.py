@@ -1,13 +1,17 @@
 """Data behind the book's back-matter pages: execution times, the seminar path, full-scale results.
 
+Run from a checkout (the book build); from an installed package (a notebook on Colab) the
+pages still run: execution times are then "not measured" and full-scale results are read
+from the results roots of :mod:`companion.results`.
+
 * :func:`exec_times` reads how long each chapter took to execute, from the execution cache
   of the current build (``_build/.jupyter_cache``, the data behind ``{nb-exec-table}``) or from
-  ``bench/exec_times.json``, which ``python -m companion.bookkit record`` writes after a
+  ``bench/exec_times.json``, which ``python -m companion.site.backmatter record`` writes after a
   ``make book`` together with the machine it ran on.
 * :data:`SEMINAR` is the suggested 90-minute path; :func:`seminar_rows` adds the measured
   execution time of each chapter on this machine.
 * :func:`full_scale_results` finds results files written by ``companion run ... --scale full``
-  under ``results/``.
+  under the results roots (the checkout's ``results/``, or the shipped and the user's).
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["SEMINAR", "exec_times", "full_scale_results", "machine", "repo_root", "seminar_rows"]
+__all__ = [
+    "SEMINAR",
+    "book_root",
+    "exec_times",
+    "full_scale_results",
+    "machine",
+    "repo_root",
+    "seminar_rows",
+]
 
 #: (docname, suggested minutes of teaching/discussion, what to do in the room). The minutes
 #: are our suggestion; the execution times next to them are measured (see seminar_rows).
@@ -54,6 +66,14 @@ def repo_root(start: str | os.PathLike | None = None) -> Path:
         if (p / "_config.yml").exists() and (p / "_toc.yml").exists():
             return p
     raise FileNotFoundError(f"`start` must lie inside the book repository; got {here}")
+
+
+def book_root(start: str | os.PathLike | None = None) -> Path | None:
+    """:func:`repo_root`, or None outside a checkout (an installed package, e.g. on Colab)."""
+    try:
+        return repo_root(start)
+    except FileNotFoundError:
+        return None
 
 
 def machine() -> dict:
@@ -104,7 +124,9 @@ def exec_times(root: str | os.PathLike | None = None) -> dict[str, dict]:
     The cache gives the times of this build on this machine; chapters not (yet) in it are
     taken from ``bench/exec_times.json`` (with ``source`` naming the machine it records).
     """
-    root = repo_root(root)
+    root = book_root(root)
+    if root is None:
+        return {}
     out = {}
     path = root / "bench" / "exec_times.json"
     if path.exists():
@@ -138,20 +160,26 @@ def seminar_rows(times: dict[str, dict] | None = None) -> list[dict]:
 
 def full_scale_results(root: str | os.PathLike | None = None) -> list[dict]:
     """Every record under ``results/**.jsonl`` written at full scale (``scale == "full"`` or a
-    CUDA device), with the file it came from. Records keep their ``command`` and ``host``."""
-    root = repo_root(root)
+    CUDA device), with the file it came from (``results/<experiment>/...``). Records keep their
+    ``command`` and ``host``. ``root``: a checkout (default: the results roots of
+    :mod:`companion.results`)."""
+    from companion.results import read_jsonl, results_root
+
+    if root is not None:
+        roots = [repo_root(root) / "results"]
+    else:
+        roots = list(dict.fromkeys((results_root(write=True), results_root())))
     found = []
-    for path in sorted((root / "results").rglob("*.jsonl")):
-        if "_scratch" in path.parts:
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
+    for base in roots:
+        for path in sorted(base.rglob("*.jsonl")):
+            if "_scratch" in path.parts:
                 continue
-            rec = json.loads(line)
-            settings = rec.get("settings", {})
-            scale = rec.get("scale", settings.get("scale"))
-            if scale == "full" or str(rec.get("device", "")).startswith("cuda"):
-                found.append({**rec, "_file": str(path.relative_to(root))})
+            for rec in read_jsonl(path):
+                settings = rec.get("settings", {})
+                scale = rec.get("scale", settings.get("scale"))
+                if scale == "full" or str(rec.get("device", "")).startswith("cuda"):
+                    name = "results/" + path.relative_to(base).as_posix()
+                    found.append({**rec, "_file": name})
     return found
 
 
@@ -166,21 +194,21 @@ def _record(args) -> int:
     out = root / "bench" / "exec_times.json"
     out.parent.mkdir(exist_ok=True)
     rec = {
-        "command": "make book && python -m companion.bookkit record",
+        "command": "make book && python -m companion.site.backmatter record",
         "date": time.strftime("%Y-%m-%d"),
         "machine": machine(),
         "seconds": dict(sorted(times.items())),
     }
     out.write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
-    print(
-        f"wrote {out} ({len(times)} chapters, {sum(times.values()):.0f} s in all, {rec['machine']['cores']} cores)"
-    )
+    total = sum(times.values())
+    cores = rec["machine"]["cores"]
+    print(f"wrote {out} ({len(times)} chapters, {total:.0f} s in all, {cores} cores)")
     return 0
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m companion.bookkit", description=__doc__.splitlines()[0]
+        prog="python -m companion.site.backmatter", description=__doc__.splitlines()[0]
     )
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser(

@@ -2,7 +2,7 @@
 
 Each handout gathers, for every chapter of one part of ``_toc.yml``, the chapter title and its
 **Statement** section (the theorem or definition box, with its provenance line), converted
-from MyST with :func:`companion.testing.slides.myst_to_markdown`. The page uses the vendored
+from MyST with :func:`companion.site.slides.myst_to_markdown`. The page uses the vendored
 MathJax 3 (no CDN) and a two-column A4 print style; headless ``chromium --print-to-pdf``
 turns it into ``_build/handouts/<paper>.pdf``, and the number of PDF pages is reported (the
 target is one).
@@ -24,7 +24,10 @@ __all__ = ["statement", "handout_html", "main"]
 
 _CSS = """
 @page { size: A4 landscape; margin: 6mm 6mm; }
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 6.5pt; line-height: 1.17; color: #111; }
+body {
+  font-family: "DejaVu Sans", Helvetica, Arial, sans-serif;
+  font-size: 6.5pt; line-height: 1.17; color: #111;
+}
 h1 { font-size: 13pt; margin: 0 0 2mm 0; }
 .sub { font-size: 8pt; color: #444; margin-bottom: 3mm; }
 .cols { column-count: 3; column-gap: 4mm; }
@@ -34,7 +37,9 @@ h2 { font-size: 8.2pt; margin: 0 0 1mm 0; color: #0b3d6e; }
 section { padding: 0 0 0 2mm; border-left: 2px solid #0072B2; }
 p { margin: 0.6mm 0; }
 em { color: #333; }
-mjx-container[display="true"] { margin: 0.4mm 0 !important; font-size: 92% !important; overflow: hidden; }
+mjx-container[display="true"] {
+  margin: 0.4mm 0 !important; font-size: 92% !important; overflow: hidden;
+}
 code { font-size: 6.8pt; }
 ol, ul { margin: 0.5mm 0; padding-left: 4mm; }
 .foot { font-size: 7pt; color: #555; margin-top: 2mm; }
@@ -43,7 +48,7 @@ ol, ul { margin: 0.5mm 0; padding-left: 4mm; }
 
 def statement(md_path: Path) -> tuple[str, str]:
     """(title, Markdown of the chapter's Statement section) of one MyST chapter."""
-    from companion.testing.slides import myst_to_markdown
+    from companion.site.slides import myst_to_markdown
 
     text = md_path.read_text(encoding="utf-8")
     body = text.split("---", 2)[2] if text.startswith("---") else text
@@ -85,14 +90,20 @@ def handout_html(caption: str, chapters: list[tuple[str, str]], mathjax_src: str
         if missing
         else ""
     )
-    return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(caption)}</title>
+    return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>{html.escape(caption)}</title>
 <style>{_CSS}</style>
-<script>window.MathJax = {{tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$']]}},
-  startup: {{pageReady: () => MathJax.startup.defaultPageReady().then(() => {{ document.body.dataset.typeset = "1"; }})}}}};</script>
+<script>window.MathJax = {{
+  tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$']]}},
+  startup: {{pageReady: () => MathJax.startup.defaultPageReady().then(() => {{
+    document.body.dataset.typeset = "1";
+  }})}}
+}};</script>
 <script src="{mathjax_src}"></script></head><body>
 <h1>{html.escape(caption)}</h1>
-<div class="sub">One-page handout of the companion book: every result's statement, in the paper's voice, with where it comes from
-(abstract / author code / Lean / secondary / reconstruction = ours). Proofs, simulations and widgets are in the book.</div>
+<div class="sub">One-page handout of the companion book: every result's statement, in the
+paper's voice, with where it comes from (abstract / author code / Lean / secondary /
+reconstruction = ours). Proofs, simulations and widgets are in the book.</div>
 <div class="cols">{"".join(secs)}</div>{foot}</body></html>"""
 
 
@@ -110,6 +121,18 @@ def _parts(root: Path):
             yield part.get("caption", docs[0]), docs
 
 
+def find_chromium() -> str:
+    """The headless browser that prints the PDF (Debian's chromium; ``make chromium``)."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise FileNotFoundError(
+        "`chromium` not found: install it with `apt-get install -y chromium` "
+        "(`make chromium` does this when it is absent)"
+    )
+
+
 def _pdf_pages(pdf: Path) -> int:
     return len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
 
@@ -119,8 +142,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="_build/handouts")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     args = p.parse_args(argv)
-    from companion.bookkit import repo_root
-    from companion.testing.site_check import _find_chromium
+    from companion.site.backmatter import repo_root
 
     root = repo_root()
     out = root / args.out
@@ -147,7 +169,7 @@ def main(argv=None) -> int:
             with tempfile.TemporaryDirectory() as prof:
                 subprocess.run(
                     [
-                        _find_chromium(),
+                        find_chromium(),
                         "--headless=new",
                         "--no-sandbox",
                         "--disable-gpu",

@@ -1,6 +1,6 @@
 """Vendor the site's JavaScript from the npm registry, so the book renders with no CDN.
 
-``python -m companion.testing.vendor`` (``make vendor``) fetches pinned npm packages with
+``python -m companion.site.vendor`` (``make vendor``) fetches pinned npm packages with
 ``npm pack`` (or, without npm, the same tarballs from the registry's tarball URL), and
 unpacks only the files the site and the slides load:
 
@@ -48,7 +48,7 @@ PACKAGES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ],
     ),
     # Font Awesome 4: the icons of matplotlib's to_jshtml frame player (it links 4.4 from maxcdn;
-    # companion.book_ext points that link here).
+    # companion.site.book_ext points that link here).
     "font-awesome": (
         "4.7.0",
         [
@@ -144,7 +144,8 @@ def vendor(dest: str | Path = "_vendor", *, force: bool = False, quiet: bool = F
     )
     if not quiet:
         print(
-            f"vendor: {sum(counts.values())} files from {len(counts)} npm packages in {seconds:.1f} s; "
+            f"vendor: {sum(counts.values())} files from {len(counts)} npm packages in "
+            f"{seconds:.1f} s; "
             f"{size / 2**20:.1f} MiB go into the site ({dest / 'site'})"
         )
     return wanted

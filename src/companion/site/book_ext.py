@@ -15,7 +15,9 @@ __all__ = ["setup", "CDN_REWRITES"]
 
 #: CDN URL found in page bodies -> path under the site's ``_static`` (from ``make vendor``).
 CDN_REWRITES = {
-    "https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/font-awesome.min.css": "_static/font-awesome/css/font-awesome.min.css",
+    "https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/font-awesome.min.css": (
+        "_static/font-awesome/css/font-awesome.min.css"
+    ),
 }
 
 

@@ -5,8 +5,9 @@ stored in its execution cache for exactly the current source (or executes the ch
 when there is none), and
 
 * turns MyST into plain Markdown that nbconvert can render: theorem boxes become quoted
-  "**Theorem (...)**" blocks, ``{math}`` blocks ``$$...$$``, exercises stay, solutions are
-  left out (they are in the book), roles such as ``{cite}`` become plain text;
+  "**Theorem (...)**" blocks, ``{math}`` blocks ``$$...$$``, exercises stay, solutions
+  (plain ``{solution}`` blocks and gated ``{solution-start}`` ... ``{solution-end}`` ones with
+  their code cells) are left out (they are in the book), roles such as ``{cite}`` become plain text;
 * drops ``remove-cell`` cells, shows only the output of ``remove-input``/``hide-input``
   cells (plots and widgets), and starts a slide at every ``#``/``##`` heading, with each
   figure or widget snapshot on its own sub-slide;
@@ -106,12 +107,14 @@ def myst_to_markdown(src: str) -> str:
 
     Examples
     --------
-    >>> print(myst_to_markdown("````{prf:theorem} Fact 1\\n:label: thm-x\\n\\nSee {cite}`a`.\\n````"))
+    >>> src = "````{prf:theorem} Fact 1\\n:label: thm-x\\n\\nSee {cite}`a`.\\n````"
+    >>> print(myst_to_markdown(src))
     > **Theorem (Fact 1).**
     >
     > See [a].
     <BLANKLINE>
-    >>> myst_to_markdown("(sec-x)=\\n````{solution} ex\\n:class: dropdown\\n\\nhidden\\n````").strip()
+    >>> src = "(sec-x)=\\n````{solution} ex\\n:class: dropdown\\n\\nhidden\\n````"
+    >>> myst_to_markdown(src).strip()
     ''
     """
     lines = src.splitlines()
@@ -184,11 +187,40 @@ def _has_visual(cell) -> bool:
     return False
 
 
+_SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}.*?^\1\s*$", re.M | re.S)
+_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}.*?^\1\s*$", re.M | re.S)
+
+
+def _without_solutions(cells):
+    """The cells with every gated solution (``{solution-start}`` ... ``{solution-end}``, which
+    may span markdown and code cells) left out; a deck shows the exercise, not its answer."""
+    inside, out = False, []
+    for cell in cells:
+        if cell.cell_type != "markdown":
+            if not inside:
+                out.append(cell)
+            continue
+        kept, text = [], cell.source
+        while text:
+            marker = (_SOLUTION_END if inside else _SOLUTION_START).search(text)
+            if marker is None:
+                kept.append("" if inside else text)
+                break
+            kept.append("" if inside else text[: marker.start()])
+            text, inside = text[marker.end() :], not inside
+        source = "".join(kept)
+        if source.strip():
+            cell = copy.deepcopy(cell)
+            cell.source = source
+            out.append(cell)
+    return out
+
+
 def to_slides(nb):
     """A copy of the executed notebook arranged as slides (see the module docstring)."""
     nb = copy.deepcopy(nb)
     cells = []
-    for cell in nb.cells:
+    for cell in _without_solutions(nb.cells):
         tags = set(cell.metadata.get("tags", []))
         if "remove-cell" in tags:
             continue
@@ -307,7 +339,8 @@ def chapter_deck(root: Path, doc: str, out: Path, *, timeout: int = 600) -> tupl
 
     def deck_link(m):  # a link to another chapter's source -> that chapter's deck
         target = os.path.normpath(here / (m.group(1) + ".md"))
-        return f"]({Path(target).with_suffix('').as_posix().removeprefix('book/').replace('/', '__')}.slides.html)"
+        deck = Path(target).with_suffix("").as_posix().removeprefix("book/").replace("/", "__")
+        return f"]({deck}.slides.html)"
 
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -355,7 +388,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="*", help="only chapters whose path contains one of these")
     p.add_argument("--timeout", type=int, default=600, help="seconds per cell when executing here")
     args = p.parse_args(argv)
-    from companion.bookkit import repo_root
+    from companion.site.backmatter import repo_root
 
     root = repo_root()
     out = root / args.out if not Path(args.out).is_absolute() else Path(args.out)
@@ -375,17 +408,20 @@ def main(argv=None) -> int:
         except Exception as err:  # report every chapter, then fail
             failed.append(doc)
             print(
-                f"  {doc}: FAILED {type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}",
+                f"  {doc}: FAILED {type(err).__name__}: "
+                f"{str(err).splitlines()[0][:200] if str(err) else ''}",
                 flush=True,
             )
             continue
         print(
-            f"  {path.relative_to(root)}  {path.stat().st_size / 1e6:.1f} MB  {time.perf_counter() - t0:.1f} s  ({origin})",
+            f"  {path.relative_to(root)}  {path.stat().st_size / 1e6:.1f} MB  "
+            f"{time.perf_counter() - t0:.1f} s  ({origin})",
             flush=True,
         )
     decks = sorted(out.glob("*.slides.html"))
     (out / "index.html").write_text(
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Slides</title></head><body>"
+        "<!DOCTYPE html><html lang='en'><head><meta "
+        "charset='utf-8'><title>Slides</title></head><body>"
         "<h1>Chapter slides</h1><ul>"
         + "".join(
             f"<li><a href='{d.name}'>{d.name.removesuffix('.slides.html')}</a></li>" for d in decks
@@ -394,7 +430,8 @@ def main(argv=None) -> int:
         encoding="utf-8",
     )
     print(
-        f"slides: {len(docs) - len(failed)} of {len(docs)} decks in {out} ({time.perf_counter() - t_all:.0f} s)"
+        f"slides: {len(docs) - len(failed)} of {len(docs)} decks in {out} "
+        f"({time.perf_counter() - t_all:.0f} s)"
     )
     return 1 if failed else 0
 
