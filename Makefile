@@ -70,7 +70,7 @@ book: $(STAMP) vendor
 	@echo "Book built: $$(pwd)/_build/html/index.html"
 
 test: $(STAMP) vendor
-	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
+	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider --durations=15
 	$(PY) -m companion.site.structural_build
 
 chromium:
