@@ -346,13 +346,16 @@ def diagnose(
 # ----------------------------------------------------------------------------- the driver
 
 
+def _folder(scale: str) -> str:
+    return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
+
+
 def results_dir(scale: str = "cpu", *, write: bool = False) -> str:
     """The results root's folder for ``scale``: ``dead_directions`` (CPU scale, committed),
     else ``dead_directions_<scale>`` (:mod:`companion.results`)."""
     from companion.results import experiment_dir
 
-    name = "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
-    return str(experiment_dir(name, write=write))
+    return str(experiment_dir(_folder(scale), write=write))
 
 
 def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
@@ -363,8 +366,7 @@ def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
     if out is None:
         from companion.results import locate
 
-        name = "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
-        return str(locate(name, "dead_directions.jsonl"))
+        return str(locate(_folder(scale), "dead_directions.jsonl"))
     return os.path.join(out, "dead_directions.jsonl")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -70,9 +71,9 @@ def _load(path: str, mtime: float) -> tuple:
 
 
 def _stored(scale: str) -> list[dict]:
-    from companion.results import locate
+    from companion.llm.dead_directions import results_path
 
-    path = locate(_folder(scale), "dead_directions.jsonl")
+    path = Path(results_path(scale=scale))
     if not path.exists():
         return []
     return [r for r in _load(str(path), path.stat().st_mtime) if r.get("scale", "cpu") == scale]
