@@ -57,7 +57,7 @@ endef
 
 # The site serves its own JS (no CDN): _vendor/site must exist before any build.
 vendor: $(STAMP)
-	$(PY) -m companion.testing.vendor
+	$(PY) -m companion.site.vendor
 
 book: $(STAMP) vendor
 	$(bust_cache)
@@ -72,9 +72,9 @@ book: $(STAMP) vendor
 	@echo "Book built: $$(pwd)/_build/html/index.html"
 
 test: $(STAMP) vendor espeak-ng
-	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider
+	$(PY) -m pytest -q tests src/companion book --nbval-lax -p no:cacheprovider --durations=15
 	node --test tests/js/
-	$(PY) -m companion.testing.structural_build
+	$(PY) -m companion.site.structural_build
 
 chromium:
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
@@ -94,12 +94,16 @@ site-test: book chromium
 
 # Decks from the executed notebooks of `make book` (chapters missing there are executed here).
 slides: $(STAMP) vendor
-	env -u MPLBACKEND $(PY) -m companion.testing.slides --out _build/slides
+	env -u MPLBACKEND $(PY) -m companion.site.slides --out _build/slides
 
 handouts: $(STAMP) vendor chromium
-	$(PY) -m companion.testing.handout --out _build/handouts
+	$(PY) -m companion.site.handout --out _build/handouts
 
-sync:
+# After editing a chapter: the Colab setup cell from its template, code cells formatted at
+# 88 columns, then the paired .ipynb (no outputs) that Colab opens.
+sync: $(STAMP)
+	$(PY) -m companion.site.colab
+	$(PY) -m companion.site.cells
 	$(VENV)/bin/jupytext --sync $$(grep -l '^kernelspec:' -r book --include='*.md')
 
 clean:

@@ -1,4 +1,4 @@
-"""Benchmarks of the dead-direction engine (issue 5), written to bench/results/dead_directions.json.
+"""Benchmarks of the dead-direction engine (issue 5), written to results/dead_directions/bench.json.
 
     .venv/bin/python bench/dead_directions_bench.py [--big-tokens 65536] [--threads 2]
 
@@ -24,7 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "results" / "dead_directions.json"
+# beside the diagnoses it measures, so the chapter reads it from the results root (also when
+# installed: results/ ships inside the package)
+OUT = Path(__file__).resolve().parents[1] / "results" / "dead_directions" / "bench.json"
 
 
 def _load():
@@ -181,11 +183,15 @@ def main(argv=None) -> int:
     g, c, m = res["gamma_read"], res["capture"], res["memory"]
     s = {
         "γ-read time (median)": f"{g['gamma_read_s'] * 1e6:.1f} µs",
-        f"forward + float64 cov + eigensolve ({g['tokens']} tokens)": f"{g['forward_cov_eig_s']:.1f} s",
+        f"forward + float64 cov + eigensolve ({g['tokens']} tokens)": (
+            f"{g['forward_cov_eig_s']:.1f} s"
+        ),
         "ratio (cheapest read)": f"{g['ratio']:.2e}",
         f"capture overhead ({c['tokens']} tokens, median of 3)": f"{100 * c['overhead']:+.1f} %",
-        f"peak RSS, {min(map(int, m['runs']))} → {max(map(int, m['runs']))} tokens": f"{m['runs'][min(m['runs'])]['peak_rss_kib'] / 1024:.0f} → "
-        f"{m['runs'][max(m['runs'])]['peak_rss_kib'] / 1024:.0f} MiB (×{m['peak_ratio']:.2f})",
+        f"peak RSS, {min(map(int, m['runs']))} → {max(map(int, m['runs']))} tokens": (
+            f"{m['runs'][min(m['runs'])]['peak_rss_kib'] / 1024:.0f} → "
+            f"{m['runs'][max(m['runs'])]['peak_rss_kib'] / 1024:.0f} MiB (×{m['peak_ratio']:.2f})"
+        ),
     }
     if "big" in res:
         b = res["big"]

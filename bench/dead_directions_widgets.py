@@ -10,7 +10,7 @@ import os
 import platform
 import time
 
-from companion.figures import classifier, ln_kernel, rms_no_kernel
+from companion.chapters.dead_directions import classifier, ln_kernel, rms_no_kernel
 from companion.widgets import redraw_time
 
 CASES = [

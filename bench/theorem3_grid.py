@@ -12,7 +12,7 @@ each estimated from ``seeds`` weight draws x ``samples`` sphere inputs (author: 
 
 Usage::
 
-    .venv/bin/python bench/theorem3_grid.py                       # 2 timing pairs + the full 20-seed cell
+    .venv/bin/python bench/theorem3_grid.py                      # 2 timing pairs + a 20-seed cell
     .venv/bin/python bench/theorem3_grid.py --seeds 0 --pairs 3   # timing only
 
 Times reference and companion seeds interleaved (fair on a shared machine), prints seconds
@@ -101,12 +101,15 @@ def main():
         t_refs.append(t_ref)
         t_news.append(t_new)
         print(
-            f"   pair: reference {t_ref:.3f} s wall ({c_ref:.3f} s CPU), companion {t_new:.3f} s wall "
-            f"({c_new:.3f} s CPU) per (seed, p): {t_ref / t_new:.2f}x wall, {c_ref / c_new:.2f}x CPU"
+            f"   pair: reference {t_ref:.3f} s wall ({c_ref:.3f} s CPU), companion {t_new:.3f} s "
+            "wall "
+            f"({c_new:.3f} s CPU) per (seed, p): {t_ref / t_new:.2f}x wall, {c_ref / c_new:.2f}x "
+            "CPU"
         )
     if ratios:
         print(
-            f"speed-up in CPU time (median): {np.median(cpu_ratios):.2f}x  (with OPENBLAS_NUM_THREADS=1 this "
+            f"speed-up in CPU time (median): {np.median(cpu_ratios):.2f}x  (with "
+            "OPENBLAS_NUM_THREADS=1 this "
             "is the work ratio, least sensitive to other load)"
         )
         print(
@@ -124,7 +127,8 @@ def main():
         )
         t_cell = time.perf_counter() - t0
         print(
-            f"companion full cell: {t_cell:.1f} s ({args.seeds} seeds x {len(PS)} p x {args.samples} "
+            f"companion full cell: {t_cell:.1f} s ({args.seeds} seeds x {len(PS)} p x "
+            f"{args.samples} "
             f"samples), {t_cell / (args.seeds * len(PS)):.3f} s per (seed, p)"
         )
         for r in res:

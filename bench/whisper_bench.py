@@ -1,4 +1,4 @@
-"""Benchmarks of Whisper-base offline (issue 14), written to bench/results/whisper.json.
+"""Benchmarks of Whisper-base offline (issue 14), written to results/whisper/bench.json.
 
     .venv/bin/python bench/whisper_bench.py [--threads 2] [--clips 4]
 
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "results" / "whisper.json"
+OUT = Path(__file__).resolve().parents[1] / "results" / "whisper" / "bench.json"
 
 
 def _stage(name: str, clips: int) -> dict:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from companion.scale import SCALES
+
 __all__ = ["main"]
 
 
@@ -38,7 +40,7 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--paper", choices=["dong", "shirodkar"])
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.add_argument("--full", action="store_true", help="also run the model experiments")
-    c.add_argument("--scale", choices=["cpu", "full"], default="cpu")
+    c.add_argument("--scale", choices=SCALES, default="cpu")
     c.add_argument("--id", action="append", help="only this claim id (repeatable)")
     c.set_defaults(func=_claims)
     _add_optional_commands(sub)

@@ -608,15 +608,15 @@ def classifier() -> widgets.Explore:
     )
 
 
-def dead_directions_at_scale(path=None) -> widgets.Explore:
+def dead_directions_at_scale(scale: str = "cpu") -> widgets.Explore:
     fig_scale = figures("dead_directions/at_scale")
 
-    models = fig_scale.trained_models(path)
+    models = fig_scale.trained_models(scale)
     controls = {"model": widgets.control(models[0], options=models, label="model")}
     return _generic(
         "dead_directions/at_scale",
         controls,
         ("model",),
-        draw=lambda fig, model: fig_scale.draw(fig, model, path),
+        draw=lambda fig, model: fig_scale.draw(fig, model, scale),
         figsize=(9, 3.6),
     )

@@ -239,7 +239,8 @@ def test_run_experiments_and_resume(tiny, tmp_path):
         (dict(experiment="leverage", ps=(0.01, 0.0)), "`p` must be in (0, 1]; got 0"),
         (
             dict(experiment="alpha", layer="model.layers.9.q"),
-            "`layer` must name a Linear layer of the model (e.g. 'model.layers.0.self_attn.q_proj', "
+            "`layer` must name a Linear layer of the model (e.g. "
+            "'model.layers.0.self_attn.q_proj', "
             "'model.layers.0.self_attn.k_proj', 'model.layers.0.self_attn.v_proj', 14 in all); "
             "got 'model.layers.9.q'",
         ),

@@ -13,7 +13,7 @@ import jupytext
 import pytest
 import yaml
 
-from companion.env import REPOSITORY
+from companion.site.colab import REPOSITORY, expected_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
@@ -37,13 +37,6 @@ CHAPTERS = sorted(p for p in BOOK.rglob("*.md") if "kernelspec" in _front_matter
 NOTEBOOKS = sorted(BOOK.rglob("*.ipynb"))
 AT_SCALE = sorted(BOOK.glob("*/at_scale.md"))
 _ids = lambda paths: [p.relative_to(ROOT).as_posix() for p in paths]  # noqa: E731
-
-# The first code cell of every chapter, exactly (see book/sign_magnitude/bussgang.md).
-SETUP_CELL = f"""# Colab setup: install the companion library when this notebook runs on Colab (no-op elsewhere).
-import subprocess, sys
-if "google.colab" in sys.modules:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q",
-                    "companion @ git+{REPOSITORY}"], check=True)"""
 
 
 def _code_cells(nb):
@@ -93,13 +86,31 @@ def test_committed_notebook_has_no_outputs(ipynb):
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=_ids(CHAPTERS))
 def test_first_code_cell_is_the_colab_setup_cell(md):
+    """One template (companion.site.colab), with the extras the chapter imports."""
     cells = _code_cells(jupytext.read(md))
     assert cells, f"{md.name} has no code cell"
     first = cells[0]
-    assert first.source.strip() == SETUP_CELL, (
-        f"{md.name}: the first code cell must be the Colab setup cell"
+    assert first.source.strip() == expected_cell(md.read_text(encoding="utf-8")), (
+        f"{md.name}: the first code cell must be the Colab setup cell "
+        "(`python -m companion.site.colab` writes it)"
     )
     assert "remove-cell" in first.metadata.get("tags", [])
+
+
+def test_at_scale_chapters_install_the_llm_extras():
+    for md in AT_SCALE:
+        assert "companion[llm] @ git+" in _code_cells(jupytext.read(md))[0].source, md.name
+
+
+def test_the_repository_url_appears_only_where_it_is_generated():
+    """The URL is written once (companion.site.colab) and copied only into the setup cells
+    and _config.yml, which the tests above compare with it."""
+    hits = [
+        p.relative_to(ROOT).as_posix()
+        for p in [*ROOT.glob("src/**/*.py"), *ROOT.glob("*.yml"), *ROOT.glob("*.toml")]
+        if REPOSITORY in p.read_text(encoding="utf-8")
+    ]
+    assert sorted(hits) == ["_config.yml", "src/companion/site/colab.py"], hits
 
 
 @pytest.mark.parametrize("md", AT_SCALE, ids=_ids(AT_SCALE))

@@ -112,3 +112,30 @@ def test_bad_inputs():
         KeyError, match=re.escape("`claim_id` must be a registered claim; got 'nope'")
     ):
         claims.get("nope")
+
+
+def test_claims_box_takes_the_chapter_and_its_scale():
+    from companion.chapters.sign_magnitude import bussgang
+
+    box = claims.claims_box(bussgang, scale="cpu")
+    assert [r.id for r in box.results] == ["dong.fact1"]
+    assert [r.id for r in claims.claims_box("sign_magnitude/theorem4", scale="cpu").results] == [
+        "dong.thm4.cos2",
+        "dong.thm4.radial_pre",
+        "dong.thm4.radial_post",
+    ]
+    with pytest.raises(TypeError):
+        claims.claims_box(bussgang)  # the scale is never implied
+    with pytest.raises(
+        ValueError, match=re.escape("`scale` must be one of 'cpu', 'full', 'smoke'")
+    ):
+        claims.claims_box(bussgang, scale="gpu")
+    with pytest.raises(ValueError, match="`chapter` must be one of"):
+        claims.claims_box("sign_magnitude/nope", scale="cpu")
+
+
+def test_every_chapter_has_claims_and_the_ledger_is_in_book_order():
+    from companion.chapters import CHAPTERS
+
+    chapters = [c.chapter for c in claims.all_claims()]
+    assert sorted(set(chapters), key=chapters.index) == ["book/" + c for c in CHAPTERS]

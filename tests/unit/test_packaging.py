@@ -28,7 +28,8 @@ def test_environment_yml_names_the_pyproject_dependencies():
 
 def test_import_companion_and_theory_never_imports_torch():
     code = (
-        "import sys, companion, companion.claims, companion.cli, companion.widgets, companion.env;"
+        "import sys, companion, companion.claims, companion.cli, companion.widgets, "
+        "companion.scale;"
         "import companion.theory.sign_magnitude, companion.theory.dead_directions;"
         "from companion import claims; claims.all_claims();"
         "print('torch' in sys.modules, 'transformers' in sys.modules)"

@@ -1,4 +1,5 @@
-"""The reader's-book tools that run without a browser: links, MyST to slides, figures, seminar data."""
+"""The reader's-book tools that run without a browser: links, MyST to slides, figures, seminar
+data."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import nbformat
 
-from companion import bookkit, plotting
-from companion.testing import handout, slides
+from companion import plotting
+from companion.site import backmatter, handout, slides
 from companion.testing.site_check import check_links
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +28,10 @@ def test_check_links_finds_broken_links_and_anchors(tmp_path):
 
 def test_myst_to_markdown_resolves_directives_and_roles():
     src = (
-        "(sec-x)=\n## Statement\n\n````{prf:theorem} Fact 1\n:label: thm-x\n\nHolds {cite}`a2026,b2025`, "
-        "see {eq}`eq-1` and {prf:ref}`Theorem 1 <thm-x>`.\n```{math}\n:label: eq-1\nx = 1\n```\n````\n\n"
+        "(sec-x)=\n## Statement\n\n````{prf:theorem} Fact 1\n:label: thm-x\n\nHolds "
+        "{cite}`a2026,b2025`, "
+        "see {eq}`eq-1` and {prf:ref}`Theorem 1 <thm-x>`.\n```{math}\n:label: eq-1\nx = "
+        "1\n```\n````\n\n"
         "````{solution} ex-1\n:class: dropdown\n\n```python\nsecret()\n```\n````\n"
         ":::{admonition} Discussion\n:class: tip\n\n- why?\n:::\n"
     )
@@ -81,7 +84,7 @@ def test_figures_get_alt_text_and_downloads_in_ipython():
 
 
 def test_seminar_fits_ninety_minutes_and_uses_measured_times():
-    rows = bookkit.seminar_rows(
+    rows = backmatter.seminar_rows(
         {"book/sign_magnitude/bussgang": {"seconds": 12.5, "source": "test"}}
     )
     assert sum(r["minutes"] for r in rows) <= 90
@@ -105,7 +108,7 @@ def test_full_scale_results_reads_only_full_scale_records(tmp_path):
         {"model": "b", "settings": {"scale": "cpu"}, "device": "cpu"},
     ]
     (res / "runs.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n")
-    found = bookkit.full_scale_results(tmp_path)
+    found = backmatter.full_scale_results(tmp_path)
     assert [r["model"] for r in found] == ["a"]
     assert found[0]["_file"] == "results/dead_directions/runs.jsonl"
 

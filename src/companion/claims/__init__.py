@@ -1,24 +1,27 @@
 """The claims ledger: every claim of both papers, the paper's value, our measurement.
 
-Each claim is one :class:`Claim` registered by a module of this package
-(``dong_*.py`` and ``shirodkar_*.py``; every module here is imported, in name order). A claim's
-``measure(scale)`` returns a :class:`Measurement`; :func:`run` times it and turns
-it into a :class:`ClaimResult` with a status:
+Each claim is one :class:`Claim` registered by the module of the chapter that derives it
+(``companion.chapters.<part>.<chapter>``; the ledger imports every chapter module, in book
+order). A claim's ``measure(scale, full)`` reads the chapter's ``SIZES[scale]`` and returns a
+:class:`Measurement`; :func:`run` times it and turns it into a :class:`ClaimResult` with a
+status:
 
 * ``reproduced``: our measurement agrees with the paper within the claim's tolerance;
 * ``deviates``: it does not, and ``reason`` says why (always written out);
 * ``not-run``: it needs ``--full`` (a model run) or a results file that is absent.
 
-The CLI ``companion claims`` and the book's ledger page both read this registry.
+The CLI ``companion claims``, the book's ledger page and every chapter's claims box
+(:func:`claims_box`) read this registry.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+
+from companion.scale import check_scale
 
 __all__ = [
     "Claim",
@@ -34,6 +37,7 @@ __all__ = [
     "register",
     "run",
     "run_many",
+    "to_json",
 ]
 
 #: Where a claim comes from (the specs' tags, in words a reader understands).
@@ -146,21 +150,29 @@ def register(claim: Claim) -> Claim:
 
 
 def _load() -> None:
-    """Import every claims module of this package (each registers its claims), in name order."""
-    import pkgutil
+    """Import every chapter module (each registers its claims), in book order."""
+    from companion.chapters import load_all
 
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        importlib.import_module(f"{__name__}.{info.name}")
+    load_all()
+
+
+def _book_order() -> list[Claim]:
+    """Every registered claim, by chapter in book order, then in registration order."""
+    from companion.chapters import CHAPTERS
+
+    rank = {"book/" + c: i for i, c in enumerate(CHAPTERS)}
+    order = {cid: i for i, cid in enumerate(_REGISTRY)}
+    return sorted(_REGISTRY.values(), key=lambda c: (rank.get(c.chapter, len(rank)), order[c.id]))
 
 
 def all_claims(paper: str | None = None, *, include_heavy: bool = True) -> list[Claim]:
-    """Registered claims in registration order, optionally of one paper."""
+    """Registered claims in book order (chapter by chapter), optionally of one paper."""
     _load()
     if paper is not None and paper not in ("dong", "shirodkar"):
         raise ValueError(f"`paper` must be one of 'dong', 'shirodkar'; got {paper!r}")
     return [
         c
-        for c in _REGISTRY.values()
+        for c in _book_order()
         if (paper is None or c.paper == paper) and (include_heavy or not c.heavy)
     ]
 
@@ -175,8 +187,10 @@ def get(claim_id: str) -> Claim:
 
 
 def run(claim: Claim | str, *, scale: str = "cpu", full: bool = False) -> ClaimResult:
-    """Measure one claim now. Heavy claims are ``not-run`` unless ``full``... or a
-    results file exists, which their measure reads (it raises :class:`NotRun` if not)."""
+    """Measure one claim now at ``scale`` (``"cpu"``, ``"full"`` or ``"smoke"``). Heavy claims
+    read a results file and are ``not-run`` without it unless ``full`` (then they run the
+    experiment first)."""
+    check_scale(scale)
     c = get(claim) if isinstance(claim, str) else claim
     t0 = time.perf_counter()
     try:
@@ -247,13 +261,15 @@ def _html_table(results: list[ClaimResult], *, show_chapter: bool) -> str:
         note = r.reason or r.detail
         chap = ""
         if show_chapter and r.chapter:
-            chap = f'<td><a href="{html.escape(_rel_link(r.chapter))}">{html.escape(r.chapter.split("/")[-1])}</a></td>'
+            link, name = html.escape(_rel_link(r.chapter)), html.escape(r.chapter.split("/")[-1])
+            chap = f'<td><a href="{link}">{name}</a></td>'
+        source = f"{html.escape(r.source)}; {r.runtime_s:.2f} s"
         rows.append(
             f'<tr class="claim-{r.status}"><td><code>{html.escape(r.id)}</code></td>'
             f"<td>{html.escape(r.statement)}</td><td>{html.escape(r.paper_value)}</td>"
             f"<td>{html.escape(_fmt_value(r))}</td>"
             f'<td class="claim-status">{_BADGE[r.status]}</td><td>{html.escape(prov)}</td>'
-            f"<td>{html.escape(note)}<br><small>{html.escape(r.source)}; {r.runtime_s:.2f} s</small></td>"
+            f"<td>{html.escape(note)}<br><small>{source}</small></td>"
             f"{chap}</tr>"
         )
     head = (
@@ -281,9 +297,25 @@ class _Table:
         return "\n".join(f"{r.id:38s} {r.status:10s} {_fmt_value(r)}" for r in self.results)
 
 
-def claims_box(*ids: str, scale: str = "cpu") -> _Table:
-    """The claims box that ends a chapter: the listed claims, measured now."""
-    return _Table([run(i, scale=scale) for i in ids], show_chapter=False)
+def claims_box(chapter, *, scale: str) -> _Table:
+    """The claims box that ends a chapter: its claims, measured now at the chapter's scale.
+
+    Parameters
+    ----------
+    chapter : module or str
+        The chapter module (``companion.chapters.<part>.<chapter>``) or its name
+        (``"<part>/<chapter>"``).
+    scale : {"cpu", "full", "smoke"}
+        The scale the chapter ran at (``companion.scale.SCALE``): a box measured at another
+        scale than the numbers above it would contradict them, so there is no default.
+    """
+    from companion.chapters import docname, module
+
+    doc = docname(module(chapter))
+    mine = [c for c in all_claims() if c.chapter == doc]
+    if not mine:
+        raise ValueError(f"`chapter` must have registered claims; got {chapter!r} (none)")
+    return _Table([run(c, scale=scale) for c in mine], show_chapter=False)
 
 
 def ledger_table(paper: str | None = None, *, full: bool = False, scale: str = "cpu") -> _Table:

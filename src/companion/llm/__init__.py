@@ -6,7 +6,7 @@ and transformers only when a function that needs them runs.
 * :mod:`~companion.llm.registry` — registered models, sources, scale presets (``companion models``);
 * :mod:`~companion.llm.loading` — :func:`load_model` (offline GGUF/safetensors, random init, hub);
 * :mod:`~companion.llm.data` — :func:`token_windows` of real text, :func:`image_batches`;
-* :mod:`~companion.llm.runs` — resumable JSONL result store, progress bars;
+* :mod:`~companion.llm.runs` — progress bars (the result store is :mod:`companion.results`);
 * :mod:`~companion.llm.capture` — scoped hooks, streaming float64 Gram/covariance;
 * :mod:`~companion.llm.norms` — the final norm and its effective γ, from the model itself;
 * :mod:`~companion.llm.dead_directions` — :func:`diagnose` and the experiment driver;

@@ -1,10 +1,10 @@
 """CLI commands of the model engine (added to ``companion`` by :func:`add_commands`).
 
     companion models
-    companion run dead-directions --model NAME|all [--init random|trained] [--scale cpu|full]
+    companion run dead-directions --model NAME|all [--init random|trained] [--scale cpu|full|smoke]
                                   [--tokens N] [--out DIR] [--resume]
     companion run sign-flips --experiment table1|outlier|leverage|alpha|columns --model NAME
-                             [--scale cpu|full] [--seeds K] [--out DIR] [--resume]
+                             [--scale cpu|full|smoke] [--seeds K] [--out DIR] [--resume]
 
 Building the parser imports neither torch nor transformers; the run commands import
 their modules only when they execute.
@@ -13,6 +13,8 @@ their modules only when they execute.
 from __future__ import annotations
 
 import sys
+
+from companion.scale import SCALES
 
 __all__ = ["add_commands", "SIGN_FLIP_EXPERIMENTS"]
 
@@ -69,7 +71,7 @@ def add_commands(subparsers) -> None:
         help="registered model name (repeatable), or 'all'",
     )
     d.add_argument("--init", choices=["random", "trained"], default="trained")
-    d.add_argument("--scale", choices=["cpu", "full"], default="cpu")
+    d.add_argument("--scale", choices=SCALES, default="cpu")
     d.add_argument(
         "--tokens",
         type=int,
@@ -89,7 +91,11 @@ def add_commands(subparsers) -> None:
         help="hub checkpoint revision, repeatable (one record each): e.g. --revision step0 "
         "--revision step1000 ... for the Pythia training trajectory",
     )
-    d.add_argument("--out", default="results/dead_directions", help="results folder")
+    d.add_argument(
+        "--out",
+        default=None,
+        help="results folder (default: dead_directions[_SCALE] under the results root)",
+    )
     d.add_argument(
         "--resume", action="store_true", help="skip settings already in the results file"
     )
@@ -100,7 +106,7 @@ def add_commands(subparsers) -> None:
     s = rs.add_parser("sign-flips", help="sign flips at scale (Dong)")
     s.add_argument("--experiment", required=True, choices=SIGN_FLIP_EXPERIMENTS)
     s.add_argument("--model", required=True)
-    s.add_argument("--scale", choices=["cpu", "full"], default="cpu")
+    s.add_argument("--scale", choices=SCALES, default="cpu")
     s.add_argument("--seeds", type=int, default=None)
     s.add_argument(
         "--calibration",
@@ -109,6 +115,8 @@ def add_commands(subparsers) -> None:
         help="outlier calibration windows: disjoint from evaluation (default) or the "
         "author's overlapping protocol (calibrate on the first evaluation windows)",
     )
-    s.add_argument("--out", default="results/sign_flips", help="results folder")
+    s.add_argument(
+        "--out", default=None, help="results folder (default: sign_flips under the results root)"
+    )
     s.add_argument("--resume", action="store_true")
     s.set_defaults(func=_sign_flips, command_line=_command_line())

@@ -35,6 +35,7 @@ __all__ = [
     "near_null_alignment",
     "run_dead_directions",
     "run_cli",
+    "results_dir",
     "results_path",
     "load_results",
 ]
@@ -345,18 +346,36 @@ def diagnose(
 # ----------------------------------------------------------------------------- the driver
 
 
-def results_path(out: str = "results/dead_directions") -> str:
-    """The JSONL file the CLI writes under ``out``."""
+def _folder(scale: str) -> str:
+    return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
+
+
+def results_dir(scale: str = "cpu", *, write: bool = False) -> str:
+    """The results root's folder for ``scale``: ``dead_directions`` (CPU scale, committed),
+    else ``dead_directions_<scale>`` (:mod:`companion.results`)."""
+    from companion.results import experiment_dir
+
+    return str(experiment_dir(_folder(scale), write=write))
+
+
+def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
+    """The JSONL file the CLI writes under ``out`` (default: that of ``scale`` in the results
+    root, the copy written here if there is one)."""
     import os
 
+    if out is None:
+        from companion.results import locate
+
+        return str(locate(_folder(scale), "dead_directions.jsonl"))
     return os.path.join(out, "dead_directions.jsonl")
 
 
-def load_results(out: str = "results/dead_directions") -> list[dict]:
-    """Every record the CLI wrote under ``out`` (empty when absent)."""
-    from companion.llm.runs import ResultStore
+def load_results(out: str | None = None, *, scale: str = "cpu") -> list[dict]:
+    """Every record the CLI wrote under ``out`` (default: the results root's folder for
+    ``scale``); empty when absent."""
+    from companion.results import ResultStore
 
-    return ResultStore(results_path(out)).records()
+    return ResultStore(results_path(out, scale=scale)).records()
 
 
 def _batches(spec, tok, tokens: int, window: int, *, scale, batch_windows: int = 8):
@@ -381,7 +400,7 @@ def run_dead_directions(
     scale: str = "cpu",
     tokens: int | None = None,
     layers: int | None = None,
-    out: str = "results/dead_directions",
+    out: str | None = None,
     resume: bool = False,
     device=None,
     dtype=None,
@@ -402,7 +421,7 @@ def run_dead_directions(
     from companion._validate import check_choice, check_int
     from companion.llm.loading import load_model, model_info
     from companion.llm.registry import get_spec, preset
-    from companion.llm.runs import ResultStore, settings_key
+    from companion.results import ResultStore, settings_key
 
     spec = get_spec(name)
     check_choice(init, "init", ("random", "trained"))
@@ -445,7 +464,7 @@ def run_dead_directions(
     }
     if revision is not None:  # only then: keeps the keys of earlier records
         settings["revision"] = revision
-    store = ResultStore(results_path(out))
+    store = ResultStore(results_path(out or results_dir(scale, write=True)))
     key = settings_key(settings)
     if resume:
         for r in store.records():

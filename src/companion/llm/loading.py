@@ -90,12 +90,14 @@ def build_random(
     width: int | None = None,
     seed: int = 0,
     overrides: dict | None = None,
+    causal_lm: bool = False,
 ):
-    """The base model (no head) of ``spec`` at random init, from its stored config.
+    """The base model (no head; with ``causal_lm`` the language model with its head) of
+    ``spec`` at random init, from its stored config.
 
-    ``num_layers`` reduces depth; ``width`` (tests only) overrides the hidden size and
-    scales the heads and MLP down with it; ``vocab_size`` replaces the vocabulary (token
-    identity is irrelevant at init). Initialisation is transformers' own ``_init_weights``
+    ``num_layers`` reduces depth; ``width`` (tests and the smoke scale) overrides the hidden
+    size and scales the heads and MLP down with it; ``vocab_size`` replaces the vocabulary
+    (token identity is irrelevant at init). Initialisation is transformers' own ``_init_weights``
     (LN γ = 1, β = 0; RMSNorm weight 1; Gemma weight 0, i.e. effective scale 1), seeded by
     ``seed`` through a local generator state (the global torch RNG is restored afterwards).
     """
@@ -134,7 +136,8 @@ def build_random(
     state = torch.random.get_rng_state()
     try:
         torch.manual_seed(seed)
-        model = transformers.AutoModel.from_config(config)
+        auto = transformers.AutoModelForCausalLM if causal_lm else transformers.AutoModel
+        model = auto.from_config(config)
     finally:
         torch.random.set_rng_state(state)
     return model.eval()
@@ -254,8 +257,11 @@ def load_model(
         ``"random"`` builds the *base* model (no head) from its stored config at its real width,
         seed 0, no download; ``"trained"`` loads the offline package's weights (the full
         LM for GGUF models) or, on Colab, the hub checkpoint.
-    scale : {"cpu", "full"}
+    scale : {"cpu", "full", "smoke"}
         Random init: depth ``preset(scale).random_layers`` unless ``num_layers`` is given.
+        ``"smoke"``: every model (``init="trained"`` too) is built at random init, at the
+        preset's tiny width and depth, with MiniLM's tokenizer; trained text decoders keep
+        their language-model head, so the trained path's code runs in seconds, offline.
     device, dtype
         Default: CUDA when available else CPU; float32.
     num_layers : int, optional
@@ -273,15 +279,18 @@ def load_model(
     spec = get_spec(name)
     check_choice(init, "init", ("trained", "random"))
     pre = preset(scale)
-    torch = _torch()
     dev = _default_device(device)
     dt = _default_dtype(dtype, dev)
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import load_stack
 
+        if pre.scale == "smoke":  # the smoke scale never reads weights: one random block
+            init, num_layers = "random", num_layers or pre.random_layers
         if init == "random" and num_layers is None:
             num_layers = pre.random_layers or spec.n_layers
         return load_stack(spec, init=init, num_layers=num_layers, dtype=dt, device=dev)
+    if pre.scale == "smoke":
+        return _load_tiny(spec, init, pre, num_layers, dev, dt)
     if init == "random":
         L = num_layers if num_layers is not None else (pre.random_layers or spec.n_layers)
         vocab = None
@@ -313,6 +322,19 @@ def load_model(
     if hub_offline():
         raise _hub_error(spec)
     return _load_hub(spec, dev, dt, revision=revision)
+
+
+def _load_tiny(spec: ModelSpec, init: str, pre, num_layers, dev, dt):
+    """The smoke scale's model: the architecture at random init, tiny width and depth."""
+    tok = None if spec.modality == "image" else _minilm_tokenizer()
+    model = build_random(
+        spec,
+        num_layers=num_layers or pre.random_layers,
+        vocab_size=len(tok) if tok is not None else None,
+        width=min(spec.width, pre.max_width),
+        causal_lm=init == "trained" and spec.modality == "text" and not spec.post_ln,
+    )
+    return model.to(device=dev, dtype=dt), tok
 
 
 def _hub_tokenizer(spec: ModelSpec):

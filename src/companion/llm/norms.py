@@ -266,7 +266,8 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
     name = found[0]
     mod = cands[name]
     kind, gamma, beta, offset = norm_form(mod)
-    # inside a repeated block (a ModuleList entry) → a post-LN block output, not a separate final norm
+    # inside a repeated block (a ModuleList entry) → a post-LN block output, not a separate
+    # final norm
     rel = name[len(prefix) + 1 :] if prefix and name.startswith(prefix + ".") else name
     parts = rel.split(".")
     post_ln = any(p.isdigit() for p in parts)

@@ -118,13 +118,17 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class ScalePreset:
-    """Sizes for one ``scale``.
+    """Sizes of the model engine for one ``scale`` (the one place that holds them; the
+    chapter ``book/dead_directions/at_scale`` reads them through :func:`preset`).
 
     ``tokens_per_width``: calibration tokens N = max(min_tokens, tokens_per_width · d)
     (the bottom direction needs N > d; N ≳ 4 d keeps the Marchenko–Pastur bulk away from 0).
     ``random_layers``: depth of random-init models (None = real depth).
     ``window``: tokens per window; ``max_width``: widths above it are built at this width
-    (None = real widths).
+    (None = real widths); ``models``: the trained checkpoints diagnosed at this scale.
+    At ``smoke`` scale every model, trained or not, is its architecture at random init, tiny
+    width and one block (:func:`companion.llm.loading.load_model`): no weights are read and
+    nothing is downloaded, so the full path runs in seconds.
     """
 
     scale: str
@@ -177,11 +181,22 @@ _PRESETS = {
             "gemma3-1b",
         ),
     ),
+    "smoke": ScalePreset(
+        "smoke",
+        window=32,
+        tokens_per_width=4,
+        min_tokens=256,
+        random_layers=1,
+        max_width=32,
+        image_size=224,
+        trained_tokens=256,
+        models=("gpt2", "tinyllama-1.1b"),
+    ),
 }
 
 
 def preset(scale: str = "cpu") -> ScalePreset:
-    """The sizes for ``scale`` (``"cpu"`` or ``"full"``).
+    """The sizes for ``scale`` (``"cpu"``, ``"full"`` or ``"smoke"``).
 
     Examples
     --------
@@ -190,7 +205,7 @@ def preset(scale: str = "cpu") -> ScalePreset:
     >>> preset("gpu")
     Traceback (most recent call last):
     ...
-    ValueError: `scale` must be one of 'cpu', 'full'; got 'gpu'
+    ValueError: `scale` must be one of 'cpu', 'full', 'smoke'; got 'gpu'
     """
     from companion._validate import check_choice
 

@@ -44,13 +44,17 @@ __all__ = [
     "PAPER",
     "POOLS",
     "FlipSet",
+    "SETUPS",
+    "Setup",
     "activation_stats",
     "alpha_from_stats",
     "allocate",
     "bernoulli_flips",
     "column_flip_set",
+    "command_line",
     "count_matched_flips",
     "evenly_spaced",
+    "format_summary",
     "get_linear",
     "input_abs_mean",
     "load_results",
@@ -65,6 +69,7 @@ __all__ = [
     "pool_sizes",
     "run_cli",
     "run_experiment",
+    "setup",
     "single_flip_energy",
     "spearman",
     "table1_layer",
@@ -75,8 +80,8 @@ __all__ = [
 EXPERIMENTS = ("table1", "outlier", "leverage", "alpha", "columns")
 #: Perturbation kinds of :func:`perturbed`.
 KINDS = ("flip", "scaled_flip", "magnitude", "magnitude_local")
-#: Default results folder (the CLI's ``--out``), relative to the repository root.
-RESULTS = "results/sign_flips"
+#: The experiment's folder under the results root (:mod:`companion.results`).
+RESULTS = "sign_flips"
 #: Where flips may fall: every entry, only outlier columns, only non-outlier columns.
 POOLS = ("all", "outlier", "non")
 
@@ -656,8 +661,11 @@ class Setup:
     ``cpu``: 4 windows of 256 tokens of the offline Wikipedia text (1,020 predicted tokens,
     the paper scores 20,470), 4 disjoint calibration windows, 2 seeds (the paper uses 5–10)
     and 12 columns for Exp G (the paper 20): sized for 2 shared CPU cores, enough for the
-    qualitative results and orders of magnitude, not for the paper's confidence bands. ``full``: the paper's protocol (10 × 2048 windows of
-    WikiText-2 test, 5 outlier-calibration windows, 10 seeds, 10,000 sphere samples).
+    qualitative results and orders of magnitude, not for the paper's confidence bands.
+    ``full``: the paper's protocol (10 × 2048 windows of WikiText-2 test, 5 outlier-calibration
+    windows, 10 seeds, 10,000 sphere samples). ``smoke``: the full path in seconds (tests): 2
+    windows of 32 tokens of the offline Wikipedia text (WikiText-2 needs the hub) on a model
+    built at random init and tiny width.
     """
 
     scale: str
@@ -697,6 +705,18 @@ SETUPS = {
         leverage_seeds=10,
         sphere_samples=10000,
         source="wikitext-2",
+    ),
+    "smoke": Setup(
+        "smoke",
+        eval_windows=2,
+        window=32,
+        calib_windows=2,
+        seeds=2,
+        leverage_seeds=2,
+        sphere_samples=50,
+        source="wiki",
+        n_columns=4,
+        min_calib_tokens=64,
     ),
 }
 
@@ -1240,10 +1260,10 @@ def summarize(experiment: str, records: list) -> dict:
 
 
 class _Store:
-    """The engine's :class:`companion.llm.runs.ResultStore`, adding this run's metadata."""
+    """The engine's :class:`companion.results.ResultStore`, adding this run's metadata."""
 
     def __init__(self, path, meta: dict, command: str):
-        from companion.llm.runs import ResultStore
+        from companion.results import ResultStore
 
         self.inner, self.meta, self.command = ResultStore(path), meta, command
         self.path = self.inner.path
@@ -1268,43 +1288,39 @@ class _Store:
 
 def results_path(out, model: str, experiment: str, scale: str = "cpu") -> str:
     """Where an experiment's records live: ``<out>/<model>/<experiment>-<scale>.jsonl``
-    (``out`` defaults to ``results/sign_flips``)."""
+    (``out=None``: the results root's ``sign_flips/``, :func:`results_root`)."""
     import os
 
+    if out is None:
+        from companion.results import locate
+
+        return str(locate(RESULTS, model, f"{experiment}-{scale}.jsonl"))
     return os.path.join(os.fspath(out), model, f"{experiment}-{scale}.jsonl")
 
 
-def results_root() -> str:
-    """The committed ``results/sign_flips`` folder: ``$COMPANION_RESULTS/sign_flips`` if set, else
-    the first ``results/sign_flips`` found from the working directory upwards, else the one
-    beside the installed package's repository (chapters run from ``book/...``)."""
-    import os
-    from pathlib import Path
+def results_root(*, write: bool = False) -> str:
+    """The ``sign_flips`` folder of the results root (:func:`companion.results.results_root`:
+    ``$COMPANION_RESULTS``, the checkout's ``results/``, the results shipped with the package,
+    or a user data folder for new runs)."""
+    from companion.results import experiment_dir
 
-    env = os.environ.get("COMPANION_RESULTS")
-    if env:
-        return os.path.join(env, "sign_flips")
-    here = Path.cwd().resolve()
-    for d in (here, *here.parents):
-        if (d / RESULTS).is_dir():
-            return str(d / RESULTS)
-    return str(Path(__file__).resolve().parents[3] / RESULTS)
+    return str(experiment_dir(RESULTS, write=write))
 
 
 def load_results(model: str, experiment: str, *, scale: str = "cpu", out=None) -> list:
     """The stored records of one experiment ([] when the file is absent).
 
-    ``out=None`` reads the committed results (:func:`results_root`).
+    ``out=None`` reads the results root (:func:`results_path`).
     """
-    from companion.llm.runs import ResultStore
+    from companion.results import ResultStore
 
-    return ResultStore(results_path(out or results_root(), model, experiment, scale)).records()
+    return ResultStore(results_path(out, model, experiment, scale)).records()
 
 
 def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | None = None) -> str:
     """The CLI command that produces an experiment's results file."""
     cmd = f"companion run sign-flips --experiment {experiment} --model {model} --scale {scale}"
-    return cmd + (f" --seeds {seeds}" if seeds else "") + " --out results/sign_flips --resume"
+    return cmd + (f" --seeds {seeds}" if seeds else "") + " --resume"
 
 
 def run_experiment(
@@ -1313,7 +1329,7 @@ def run_experiment(
     *,
     scale: str = "cpu",
     seeds: int | None = None,
-    out=RESULTS,
+    out=None,
     resume: bool = False,
     p: float | None = None,
     ps=None,
@@ -1335,12 +1351,13 @@ def run_experiment(
     model_name : str
         A registered model (``companion models``); loaded with the engine's ``load_model``
         unless ``model`` is passed (tests pass a tiny random Llama).
-    scale : {"cpu", "full"}
+    scale : {"cpu", "full", "smoke"}
         Picks :data:`SETUPS` (windows, seeds, text source).
     seeds : int, optional
         Seeds per setting (default: the setup's; fewer at CPU scale than in the paper).
-    out : path
-        Results folder; the file is :func:`results_path`.
+    out : path, optional
+        Results folder; the file is :func:`results_path` (default: the results root's
+        ``sign_flips/``, a folder new records may be written to).
     resume : bool
         Skip settings already stored. Without it an existing file is started afresh.
     p : float, optional
@@ -1408,6 +1425,8 @@ def run_experiment(
     if experiment in ("alpha", "columns"):
         _check_tokens(windows, cfg.min_calib_tokens)
     load_s = time.perf_counter() - t_load
+    if out is None:
+        out = results_root(write=True)
     path = results_path(out, model_name, experiment, scale)
     if not resume and os.path.exists(path):
         os.remove(path)
@@ -1450,7 +1469,7 @@ def run_cli(args) -> int:
     experiment = args.experiment
     t0 = time.perf_counter()
     scale = getattr(args, "scale", None) or "cpu"
-    out = getattr(args, "out", None) or RESULTS
+    out = getattr(args, "out", None) or results_root(write=True)
     recs = run_experiment(
         experiment,
         args.model,

@@ -1,0 +1,78 @@
+"""One module per chapter of the book, named like the chapter: its sizes, figures and claims.
+
+``companion.chapters.<part>.<chapter>`` (``book/<part>/<chapter>.md``) holds
+
+* ``SIZES = {"cpu": ..., "full": ..., "smoke": ...}``: every size that depends on the scale,
+  read by the chapter (``ch.SIZES[SCALE]``) and by its claims (``SIZES[scale]``), so the two
+  never drift apart;
+* the chapter's drawing functions ``draw(fig, **params)`` (pure: their randomness comes from a
+  ``seed``), which the live panel and the kernel-free frame player share;
+* its claims, each a ``measure(scale, full)`` registered with :func:`companion.claims.register`.
+
+:data:`PARTS` lists the chapters in book order (the order of ``_toc.yml``); the claims ledger
+imports every module in that order (:func:`load_all`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["CHAPTERS", "PARTS", "docname", "load_all", "module"]
+
+#: The chapters of each part, in book order.
+PARTS = {
+    "sign_magnitude": (
+        "bussgang",
+        "rmsnorm_filter",
+        "energy_equality",
+        "theorem3",
+        "theorem4",
+        "multilayer",
+        "leverage",
+        "at_scale",
+    ),
+    "dead_directions": (
+        "ln_kernel",
+        "rms_no_kernel",
+        "kfac_lift",
+        "sigma_min",
+        "schur_ratio",
+        "classifier",
+        "at_scale",
+    ),
+}
+#: ``"<part>/<chapter>"`` for every chapter, in book order.
+CHAPTERS = tuple(f"{part}/{name}" for part, names in PARTS.items() for name in names)
+
+
+def docname(chapter) -> str:
+    """The book page of a chapter (module, module name or ``"<part>/<chapter>"``).
+
+    Examples
+    --------
+    >>> docname("companion.chapters.sign_magnitude.bussgang")
+    'book/sign_magnitude/bussgang'
+    >>> docname("dead_directions/at_scale")
+    'book/dead_directions/at_scale'
+    """
+    name = chapter.__name__ if isinstance(chapter, ModuleType) else str(chapter)
+    name = name.removeprefix(__name__ + ".").removeprefix("book/").replace(".", "/")
+    if name not in CHAPTERS:
+        opts = ", ".join(repr(c) for c in CHAPTERS)
+        raise ValueError(f"`chapter` must be one of {opts}; got {chapter!r}")
+    return "book/" + name
+
+
+def module(chapter) -> ModuleType:
+    """The module of a chapter (module, module name, docname or ``"<part>/<chapter>"``)."""
+    if isinstance(chapter, ModuleType):
+        return chapter
+    return importlib.import_module(
+        __name__ + "." + docname(chapter).removeprefix("book/").replace("/", ".")
+    )
+
+
+def load_all() -> list[ModuleType]:
+    """Import every chapter module in book order (each registers its claims)."""
+    return [module(c) for c in CHAPTERS]

@@ -1,0 +1,517 @@
+"""Part I at scale: sign flips on real language models (``book/sign_magnitude/at_scale.md``).
+
+The chapter's sizes (which model at which scale; the engine's windows, seeds and samples are
+:data:`companion.llm.sign_flips.SETUPS`), its records (read from the results written by
+``companion run sign-flips``, or run now at ``full``/``smoke`` scale when missing), its figures
+(pure functions of the records: nothing random) and the claims ``dong.real.*``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from companion.chapters import docname
+from companion.claims import Claim, Measurement, NotRun, register
+from companion.llm.sign_flips import SETUPS, Setup
+from companion.plotting import COLORS
+
+__all__ = [
+    "PS",
+    "SIZES",
+    "draw",
+    "draw_alpha",
+    "draw_columns",
+    "draw_table1",
+    "records",
+]
+
+CHAPTER = docname(__name__)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    model: str  # the model of the five experiments (Table 1, Exp D-G)
+    demo_model: str  # the live flip / evaluate / undo demonstration
+    setup: Setup  # the engine's sizes: windows, seeds, sphere samples, text source
+
+
+SIZES = {
+    # SmolLM2-135M dequantised from the 4-bit GGUF on PyPI, offline Wikipedia text, 2 seeds
+    "cpu": Sizes(model="smollm2-135m", demo_model="smollm2-135m", setup=SETUPS["cpu"]),
+    # the paper's protocol: TinyLlama-1.1B on WikiText-2 (a GPU; Colab)
+    "full": Sizes(model="tinyllama-1.1b", demo_model="tinyllama-1.1b", setup=SETUPS["full"]),
+    # the full path in seconds: TinyLlama's architecture at random init and tiny width
+    "smoke": Sizes(model="tinyllama-1.1b", demo_model="tinyllama-1.1b", setup=SETUPS["smoke"]),
+}
+
+
+def records(experiment: str, scale: str) -> list[dict]:
+    """The records of one experiment at ``scale`` from the results root; at ``full`` and
+    ``smoke`` scale a missing experiment is run now (resumable: an interrupted run continues).
+
+    Raises
+    ------
+    FileNotFoundError
+        At CPU scale when the results file is absent (it ships with the package), naming the
+        command that writes it.
+    """
+    from companion.llm import sign_flips as sf
+
+    model = SIZES[scale].model
+    recs = sf.load_results(model, experiment, scale=scale)
+    if not recs and scale != "cpu":
+        recs = sf.run_experiment(experiment, model, scale=scale, resume=True, progress=False)
+    if not recs:
+        raise FileNotFoundError(
+            f"no records in {sf.results_path(None, model, experiment, scale)}; run "
+            f"`{sf.command_line(experiment, model, scale)}`"
+        )
+    _cached.cache_clear()
+    return recs
+
+
+#: The leverage sweep's flip fractions of the outlier pool (the frame player's values).
+PS = (0.05, 0.005, 0.001, 0.0005, 0.0001)
+
+
+@lru_cache(maxsize=32)
+def _cached(experiment: str, model: str, scale: str):
+    """(records, summary) of one results file; (records, None) when it is empty."""
+    from companion.llm import sign_flips as sf
+
+    recs = tuple(sf.load_results(model, experiment, scale=scale))
+    return recs, (sf.summarize(experiment, list(recs)) if recs else None)
+
+
+def _summary(experiment, model, scale):
+    return _cached(experiment, model, scale)[1]
+
+
+def _records(experiment, model, scale):
+    return list(_cached(experiment, model, scale)[0])
+
+
+def _missing(fig, experiment, model, scale):
+    ax = fig.subplots()
+    ax.text(
+        0.5,
+        0.5,
+        f"no results for {experiment} / {model} / {scale}:\nrun companion run "
+        f"sign-flips --experiment {experiment} --model {model}",
+        ha="center",
+        va="center",
+    )
+    ax.set_axis_off()
+
+
+def draw(
+    fig, p: float = 0.001, metric: str = "nll", model: str = "smollm2-135m", scale: str = "cpu"
+):
+    """Left: count-matched leverage against the flip fraction p (median, IQR, seeds), with the
+    paper's TinyLlama medians and the n·E[α²] prediction. Right: at the chosen p, ΔNLL of the
+    outlier and non-outlier flips per seed, with the evaluation noise floor (±2 SE across
+    windows)."""
+    s = _summary("leverage", model, scale)
+    if s is None:
+        return _missing(fig, "leverage", model, scale)
+    ax1, ax2 = fig.subplots(1, 2)
+    key = "nll_lev" if metric == "nll" else "ppl_lev"
+    rows = s["rows"]
+    ps = np.array([r["p"] for r in rows])
+    med = np.array([r[key]["median"] for r in rows])
+    lo = np.array([r[key]["q25"] for r in rows])
+    hi = np.array([r[key]["q75"] for r in rows])
+    ax1.fill_between(ps, lo, hi, color=COLORS["sim"], alpha=0.2, lw=0)
+    ax1.plot(ps, med, "o-", color=COLORS["sim"], label=f"{model}: median, IQR")
+    for r in rows:
+        vals = np.asarray(r[key + "s"], dtype=float)
+        ax1.plot([r["p"]] * len(vals), vals, ".", color=COLORS["sim"], alpha=0.5, ms=4)
+    paper = [r["paper_nll" if metric == "nll" else "paper_ppl"] for r in rows]
+    ax1.plot(ps, paper, "s--", color=COLORS["paper"], ms=4, label="paper, TinyLlama-1.1B")
+    pred = s.get("prediction", {}).get("n_E_alpha2_outlier")
+    if pred:
+        ax1.axhline(
+            pred, color=COLORS["theory"], lw=1.5, label=f"n·E[α²] = {pred:.3g} (measured α)"
+        )
+    ax1.axhline(1, color=COLORS["grey"], lw=0.8, ls=":")
+    ax1.axvline(p, color=COLORS["grey"], lw=1, ls=":")
+    ax1.set_yscale("symlog", linthresh=1.0)
+    ax1.set(
+        xscale="log",
+        xlabel="flips as a fraction p of the outlier pool",
+        ylabel=f"{metric.upper()} leverage (outlier / non)",
+        title="count-matched leverage",
+    )
+    ax1.legend(fontsize=7)
+    r = min(rows, key=lambda r: abs(np.log(r["p"]) - np.log(p)))
+    recs = [x for x in _records("leverage", model, scale) if x.get("p") == r["p"]]
+    for pool, col, off in (("outlier", COLORS["sim"], -0.1), ("non", COLORS["alt"], 0.1)):
+        sel = sorted((x for x in recs if x["pool"] == pool), key=lambda x: x["seed"])
+        x = np.array([q["seed"] for q in sel]) + off
+        y = np.array([q["dnll"] for q in sel])
+        e = np.array([2 * q["dnll_window_se"] for q in sel])
+        ax2.errorbar(x, y, yerr=e, fmt="o", color=col, capsize=3, label=f"{pool} columns")
+    ax2.axhline(0, color=COLORS["grey"], lw=0.8)
+    ax2.set_yscale("symlog", linthresh=1e-3)
+    ax2.set_xticks(sorted({q["seed"] for q in recs}))
+    ax2.set(
+        xlabel="seed",
+        ylabel="ΔNLL (± 2 SE across windows)",
+        title=f"p = {r['p']:g}: {r['n_flips']} flips per pool",
+    )
+    ax2.legend(fontsize=7)
+
+
+def draw_table1(fig, model: str = "smollm2-135m", scale: str = "cpu"):
+    """Row- and vector-level cos² of the 20 Table 1 layers against 2/π."""
+    s = _summary("table1", model, scale)
+    if s is None:
+        return _missing(fig, "table1", model, scale)
+    ax = fig.subplots()
+    rows = s["rows"]
+    x = np.arange(len(rows))
+    ax.plot(x, [r["row_cos2"] for r in rows], "o", color=COLORS["sim"], label="row cos²")
+    ax.errorbar(
+        x,
+        [r["vector_cos2"] for r in rows],
+        yerr=[2 * r["vector_cos2_se"] for r in rows],
+        fmt="s",
+        ms=4,
+        color=COLORS["alt"],
+        capsize=2,
+        label="vector cos² ± 2 SE",
+    )
+    ax.axhline(2 / np.pi, color=COLORS["theory"], lw=2, label="2/π")
+    ax.axhline(0.6084, color=COLORS["paper"], ls="--", lw=1, label="paper TinyLlama mean (row)")
+    ax.set_xticks(
+        x,
+        [
+            r["layer"].replace("model.layers.", "L").replace("self_attn.", "").replace("mlp.", "")
+            for r in rows
+        ],
+        rotation=70,
+        fontsize=7,
+    )
+    ax.set(ylabel="cos²", title=f"{model}: 20 evenly spaced Linear layers")
+    ax.legend(fontsize=7)
+
+
+def draw_alpha(fig, model: str = "smollm2-135m", scale: str = "cpu", norm: str = "ratio"):
+    """Exp F: exact single-flip energy against α² for every input column of the target."""
+    s = _summary("alpha", model, scale)
+    if s is None:
+        return _missing(fig, "alpha", model, scale)
+    ax = fig.subplots()
+    arr = s["arrays"]
+    a = np.asarray(arr["alpha_ratio" if norm == "ratio" else "alpha_tok"])
+    e = np.asarray(arr["energy"])
+    out = np.zeros(len(a), dtype=bool)
+    out[arr["outlier_columns"]] = True
+    ax.loglog(a[~out] ** 2, e[~out], ".", ms=3, color=COLORS["alt"], label="non-outlier columns")
+    ax.loglog(a[out] ** 2, e[out], ".", ms=5, color=COLORS["sim"], label="outlier columns (top 5%)")
+    ax.axvline(1 / len(a), color=COLORS["grey"], ls=":", lw=1, label="α² = 1/n (delocalised)")
+    ax.set(
+        xlabel="α² (" + ("E[x_j²]/E‖x‖²" if norm == "ratio" else "E[x_j²/‖x‖²]") + ")",
+        ylabel="4‖W[:,j]‖²/m · E[x_j²]",
+        title=f"{s['layer']}",
+    )
+    ax.legend(fontsize=7)
+
+
+def draw_columns(fig, model: str = "smollm2-135m", scale: str = "cpu"):
+    """Exp G: ΔNLL of whole-column flips against α² (log–log), with the fitted slope."""
+    s = _summary("columns", model, scale)
+    if s is None:
+        return _missing(fig, "columns", model, scale)
+    ax = fig.subplots()
+    rows = s["rows"]
+    a2 = np.array([r["alpha"] ** 2 for r in rows])
+    d = np.array([r["dnll"] for r in rows])
+    se = np.array([2 * r["dnll_window_se"] for r in rows])
+    pos = d > 0
+    ax.errorbar(
+        a2[pos],
+        d[pos],
+        yerr=np.minimum(se[pos], d[pos] * 0.999),
+        fmt="o",
+        color=COLORS["sim"],
+        capsize=2,
+        label="ΔNLL > 0 (± 2 SE, clipped)",
+    )
+    if (~pos).any():
+        ax.plot(a2[~pos], np.abs(d[~pos]), "x", color=COLORS["grey"], label="|ΔNLL|, ΔNLL ≤ 0")
+    if np.isfinite(s["loglog_slope"]):
+        c = np.polyfit(np.log(a2[pos]), np.log(d[pos]), 1)
+        g = np.geomspace(a2.min(), a2.max(), 50)
+        ax.plot(
+            g,
+            np.exp(np.polyval(c, np.log(g))),
+            color=COLORS["theory"],
+            label=f"slope {c[0]:.2f} (paper 0.78)",
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="α² of the flipped column",
+        ylabel="ΔNLL",
+        title=f"whole-column flips, Spearman {s['spearman']:.3f} (paper 0.927)",
+    )
+    ax.legend(fontsize=7)
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def _claim_summary(experiment: str, scale: str, full: bool) -> tuple[dict, str]:
+    """The summary a claim reads, and its source; NotRun without records unless ``full``."""
+    from companion.llm import sign_flips as sf
+
+    model = SIZES[scale].model
+    recs = sf.load_results(model, experiment, scale=scale)
+    cmd = sf.command_line(experiment, model, scale)
+    if not recs:
+        if not full:
+            raise NotRun(
+                f"no results file sign_flips/{model}/{experiment}-{scale}.jsonl; "
+                f"produce it with `{cmd}` (or pass --full)"
+            )
+        recs = sf.run_experiment(experiment, model, scale=scale, resume=True)
+    s = sf.summarize(experiment, recs)
+    m = s.get("meta", {})
+    src = (
+        f"results/sign_flips/{model}/{experiment}-{scale}.jsonl ({m.get('dtype')}, "
+        f"{m.get('device')}); `{cmd}`"
+    )
+    return s, src
+
+
+def _who(s: dict) -> str:
+    m = s.get("meta", {})
+    return f"{m.get('model')}, {m.get('eval_windows')}×{m.get('window')} tokens, {m.get('dtype')}"
+
+
+def _cos2(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src = _claim_summary("table1", scale, full)
+    two = 2 / math.pi
+    ok = s["rel_dev_row"] < 0.05 and s["rel_dev_vec"] < 0.05
+    worst = s["worst"][0]
+    detail = (
+        f"{s['meta'].get('model')}: mean over {s['layers']} evenly spaced Linear layers: "
+        f"row cos² {s['row_cos2']:.4f} ({100 * s['rel_dev_row']:.1f}% below 2/π = {two:.4f}), "
+        f"vector cos² {s['vector_cos2']:.4f} ({100 * s['rel_dev_vec']:.1f}%); worst layer "
+        f"{worst[0]} row cos² {worst[1]:.3f} (kurtosis {worst[3]:.1f}). Paper (TinyLlama-1.1B): "
+        f"0.6084 / 0.6072 (4.6%)"
+    )
+    reason = (
+        ""
+        if ok
+        else (
+            f"the mean cos² is more than 5% below 2/π on {s['meta'].get('model')} "
+            f"(dequantised Q4 weights, heavier-tailed than TinyLlama's)"
+        )
+    )
+    return Measurement(
+        value=round(s["row_cos2"], 4), agrees=ok, detail=detail, reason=reason, source=src
+    )
+
+
+def _outlier(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src = _claim_summary("outlier", scale, full)
+    c = s["conditions"]
+    resc = c.get("disjoint|scaled_flip") or next(
+        v for k, v in c.items() if k.endswith("|scaled_flip")
+    )
+    pure = c.get("disjoint|flip")
+    over = c.get("overlap|scaled_flip")
+    val = resc["nll_ratio"]["median"]
+    ok = 2.5 <= val <= 10.0
+    detail = (
+        f"{_who(s)}, p = 5%, {resc['nll_ratio']['n']} seeds, calibration disjoint from "
+        f"evaluation: ΔNLL ratio outlier/non-outlier {val:.2f} with the author's Frobenius "
+        f"rescaling (not pure flips)"
+    )
+    if pure:
+        detail += f"; pure flips {pure['nll_ratio']['median']:.2f}"
+    if over:
+        detail += f"; author's overlapping calibration {over['nll_ratio']['median']:.2f}"
+    detail += ". Paper (TinyLlama-1.1B): 5.0× (median 4.97 of 5 seeds)"
+    reason = (
+        ""
+        if ok
+        else (
+            f"ratio {val:.2f} is outside the factor-2 band [2.5, 10] around the "
+            f"paper's 5.0 on {s['meta'].get('model')}"
+        )
+    )
+    return Measurement(value=round(val, 3), agrees=ok, detail=detail, reason=reason, source=src)
+
+
+def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src = _claim_summary("leverage", scale, full)
+    val = s["plateau_nll"]
+    pred = s.get("prediction", {}).get("n_E_alpha2_outlier", float("nan"))
+    ok = bool(math.isfinite(val) and pred > 0 and 0.5 <= val / pred <= 2.0)
+    rows = "; ".join(f"p={r['p']:g}: {r['nll_lev']['median']:.3g}" for r in s["rows"])
+    detail = (
+        f"{_who(s)}, {s['rows'][0]['nll_lev']['n']} seeds per p (paper 10): NLL leverage "
+        f"medians {rows}; plateau (p = 0.05–0.5%) {val:.3g} vs n·E[α²] over outlier "
+        f"columns {pred:.3g} from the measured α. Paper (TinyLlama-1.1B): ≈ 10× ≈ n·E[α²]"
+    )
+    floor = [r["p"] for r in s["rows"] if abs(r["dnll_non_median"]) < 2 * r["window_se_non_median"]]
+    plateau_ps = [r["p"] for r in s["rows"] if 0.0005 <= r["p"] <= 0.005]
+    resolved = [q for q in plateau_ps if q not in floor]
+    reason = (
+        ""
+        if ok
+        else (
+            f"the plateau {val:.3g} is not within a factor 2 of the first-order "
+            f"prediction n·E[α²] = {pred:.3g} on {s['meta'].get('model')}"
+        )
+    )
+    if floor:
+        note = (
+            f"the non-outlier ΔNLL is below the evaluation noise floor (2 SE across "
+            f"{s['meta'].get('eval_windows')} windows of {s['meta'].get('window')} tokens) at "
+            f"p = {', '.join(f'{q:g}' for q in floor)}"
+        )
+        if ok and not resolved:
+            ok = False
+            reason = (
+                f"the plateau {val:.3g} is within a factor 2 of n·E[α²] = {pred:.3g}, but "
+                f"{note}: every plateau ratio is noise-dominated at this scale, so this is "
+                f"not a reproduction (the full-scale run scores 20× more tokens)"
+            )
+        elif not ok:
+            reason += f"; {note}"
+        else:
+            detail += f"; {note}"
+    return Measurement(value=round(val, 3), agrees=ok, detail=detail, reason=reason, source=src)
+
+
+def _alpha(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src = _claim_summary("alpha", scale, full)
+    val = s["spearman_alpha2_energy"]
+    ok = val >= 0.9
+    detail = (
+        f"{s['meta'].get('model')} {s['layer']} ({s['tokens']} tokens): Spearman(α², exact "
+        f"single-flip energy) {val:.3f} (per-token α: {s['spearman_alpha2tok_energy']:.3f}); "
+        f"α median {s['alpha_ratio_median']:.4f}, max {s['alpha_ratio_max']:.3f} (per-token "
+        f"{s['alpha_tok_median']:.4f}, {s['alpha_tok_max']:.3f}). Paper (TinyLlama layer 12 "
+        f"q_proj): 0.955; abstract's α median 0.024, max 0.26 (author's JSON max 0.289)"
+    )
+    reason = (
+        ""
+        if ok
+        else (
+            f"rank correlation {val:.3f} < 0.9 on {s['meta'].get('model')}; likely because the "
+            "energy also carries the "
+            f"column norm ‖W[:,j]‖², which varies more here (outlier/non-outlier mean column-norm "
+            f"ratio {s['colnorm_ratio_outlier_non']:.2f}; the author's TinyLlama layer: 1.04)"
+        )
+    )
+    return Measurement(value=round(val, 3), agrees=ok, detail=detail, reason=reason, source=src)
+
+
+def _columns(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src = _claim_summary("columns", scale, full)
+    val = s["spearman"]
+    ok = val >= 0.8
+    detail = (
+        f"{_who(s)}, {s['columns']} whole columns of {s['rows'][0]['layer']} log-spaced in α "
+        f"(paper 20): Spearman(α², ΔNLL) {val:.3f}, log–log slope {s['loglog_slope']:.2f}, "
+        f"{s['negative']} columns with ΔNLL ≤ 0. Paper (TinyLlama): 0.927, slope 0.78"
+    )
+    reason = (
+        ""
+        if ok
+        else (f"Spearman {val:.3f} < 0.8 with {s['columns']} columns on {s['meta'].get('model')}")
+    )
+    return Measurement(value=round(val, 3), agrees=ok, detail=detail, reason=reason, source=src)
+
+
+_COMMON = dict(paper="dong", chapter=CHAPTER, heavy=True)
+
+
+register(
+    Claim(
+        id="dong.real.cos2_table1",
+        statement="On trained Linear layers, the row- and vector-level cos² between W and its "
+        "sign quantisation stay within 5% of 2/π (Table 1).",
+        paper_value="TinyLlama-1.1B: row 0.6084, vector 0.6072 (4.6% below 2/π); 0.606–0.633 over "
+        "5 models",
+        method="20 evenly spaced nn.Linear layers (head excluded): mean row cos²(w, s·sign w) and "
+        "vector cos²(Wx̂, W_T x̂) over sphere samples",
+        tolerance="both means within 5% of 2/π",
+        provenance=("author-code", "abstract"),
+        measure=_cos2,
+        **_COMMON,
+    )
+)
+
+
+register(
+    Claim(
+        id="dong.real.outlier_nll_ratio",
+        statement="Flips in the top-5% activation (outlier) input columns raise NLL about 5× more "
+        "than flips in the other columns (all-column NLL ratio).",
+        paper_value="5.0× (TinyLlama-1.1B, p = 5%, median of 5 seeds 4.97)",
+        method="Exp D: flips at p = 5% in outlier vs non-outlier columns, Frobenius-rescaled to "
+        "the "
+        "all-entry flip norm (the author's variant); calibration disjoint from evaluation",
+        tolerance="within a factor 2 of 5.0 (2.5–10)",
+        provenance=("abstract", "author-code"),
+        measure=_outlier,
+        **_COMMON,
+    )
+)
+
+
+register(
+    Claim(
+        id="dong.real.count_matched_leverage",
+        statement="With equal numbers of flips, outlier-column flips raise NLL about n·E[α²] ≈ 10× "
+        "more than non-outlier flips in the linear-response regime.",
+        paper_value="≈ 10× at p ≤ 0.5% (TinyLlama-1.1B; medians 10.4 / 8.65 / 9.48)",
+        method="Exp E: count-matched flips at p ∈ {5, 0.5, 0.1, 0.05, 0.01}% of the outlier pool; "
+        "median NLL leverage at 0.05–0.5% vs n·E[α²] over outlier columns from the measured α",
+        tolerance="plateau within a factor 2 of the measured model's n·E[α²]",
+        provenance=("abstract", "author-code"),
+        measure=_leverage,
+        **_COMMON,
+    )
+)
+
+
+register(
+    Claim(
+        id="dong.real.alpha_energy_spearman",
+        statement="The single-flip output energy of an input column ranks with its α² "
+        "(Spearman 0.955 on a mid-depth q_proj).",
+        paper_value="Spearman 0.955 (TinyLlama layer 12 q_proj)",
+        method="Exp F: α_j² = E[x_j²]/E‖x‖² and the exact energy 4‖W[:,j]‖²/m·E[x_j²] on the "
+        "mid-depth q_proj; Spearman over all input columns",
+        tolerance="Spearman ≥ 0.9",
+        provenance=("author-code",),
+        measure=_alpha,
+        **_COMMON,
+    )
+)
+
+
+register(
+    Claim(
+        id="dong.real.column_flip_spearman",
+        statement="Flipping a whole input column raises NLL in rank order of its α² "
+        "(Spearman 0.927).",
+        paper_value="Spearman 0.927, log–log slope 0.78 (TinyLlama, 20 columns)",
+        method="Exp G: columns log-spaced in α, each flipped whole; Spearman(α², ΔNLL)",
+        tolerance="Spearman ≥ 0.8",
+        provenance=("author-code",),
+        measure=_columns,
+        **_COMMON,
+    )
+)

@@ -1,0 +1,54 @@
+"""Sphinx extension for the companion site (listed in ``_config.yml``'s ``extra_extensions``).
+
+* Loads MathJax on every page (``html_assets_policy = "always"``): chapter titles with math
+  appear in every page's sidebar, also on pages without math of their own (index, search).
+* Sets the theme's default light/dark mode to "auto" (follow the reader's system setting).
+* Drops inline scripts injected twice on one page (sphinx-thebe and the book theme both add
+  ``const THEBE_JS_URL = ...``; the second copy is a SyntaxError in the console).
+* Points CDN links that executed outputs carry at vendored copies: matplotlib's ``to_jshtml``
+  frame player links Font Awesome 4.4 from maxcdn for its button icons.
+"""
+
+from __future__ import annotations
+
+__all__ = ["setup", "CDN_REWRITES"]
+
+#: CDN URL found in page bodies -> path under the site's ``_static`` (from ``make vendor``).
+CDN_REWRITES = {
+    "https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/font-awesome.min.css": (
+        "_static/font-awesome/css/font-awesome.min.css"
+    ),
+}
+
+
+def _dedupe_scripts(scripts):
+    seen, out = set(), []
+    for js in scripts:
+        attrs = getattr(js, "attributes", {}) or {}
+        key = (str(getattr(js, "filename", js) or ""), str(attrs.get("body", "")))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(js)
+    return out
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    # pydata-sphinx-theme writes data-mode="" when the reader has no stored choice, then logs
+    # "Got invalid theme mode" on every first visit: give it an explicit default.
+    if not context.get("default_mode"):
+        context["default_mode"] = "auto"
+    if "script_files" in context:
+        context["script_files"] = _dedupe_scripts(context["script_files"])
+    body = context.get("body")
+    if body and "pathto" in context:
+        for url, local in CDN_REWRITES.items():
+            if url in body:
+                body = body.replace(url, context["pathto"](local, 1))
+        context["body"] = body
+
+
+def setup(app):
+    app.set_html_assets_policy("always")
+    app.connect("html-page-context", _page_context, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
