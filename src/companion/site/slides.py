@@ -378,7 +378,8 @@ def _copy_assets(root: Path, out: Path) -> None:
     shutil.rmtree(assets, ignore_errors=True)
     shutil.copytree(vend / "reveal.js", assets / "reveal.js")
     for sub in ("widgets", "mathjax", "font-awesome"):
-        shutil.copytree(vend / "site" / sub, assets / sub)
+        if (vend / "site" / sub).exists():  # no widget JS since the site shows none
+            shutil.copytree(vend / "site" / sub, assets / sub)
     shutil.copy(root / "book" / "_assets" / "companion.js", assets / "companion.js")
 
 
