@@ -4,10 +4,12 @@
 #               nbval) and a warnings-as-errors structural build of the site
 # Reader's-book targets (issue 7):
 #   make vendor     widget JS, MathJax 3, Font Awesome 4, reveal.js from the npm registry -> _vendor/
-#   make site-test  make book, then every page in headless chromium (installed when absent):
-#                   console errors, CDN requests, raw math, empty widgets, missing figures/alt text,
-#                   broken links; screenshots in _build/screenshots/
-#   make slides     one reveal.js deck per chapter in _build/slides/ (+ one-page handouts per paper)
+#   make site-test  make book, then every page in headless chromium (installed when absent) at
+#                   1400 px, dark and 390 px: console errors, CDN requests, raw math, empty widgets,
+#                   figures/alt text, broken links, overflow, every kernel-free control moved;
+#                   screenshots in _build/screenshots/
+#   make slides     one reveal.js deck per chapter in _build/slides/
+#   make handouts   one-page PDF per paper in _build/handouts/ (headless chromium)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -71,8 +73,11 @@ chromium:
 	  { echo "installing chromium (Debian package)"; apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
+# The browser suite (tests/site): pytest-playwright driving Debian's chromium, never a
+# downloaded browser; screenshots (1400 px, dark, 390 px) and report.json in _build/screenshots/.
 site-test: book chromium
-	$(PY) -m companion.testing.site_check --html _build/html --out _build/screenshots
+	COMPANION_SITE_HTML=_build/html $(PY) -m pytest tests/site -p pytest_playwright.pytest_playwright \
+	  -p no:cacheprovider -q -W "ignore::pytest.PytestRemovedIn10Warning"
 
 # Decks from the executed notebooks of `make book` (chapters missing there are executed here).
 slides: $(STAMP) vendor
