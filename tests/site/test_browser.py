@@ -61,15 +61,16 @@ class Visit:
         page.on("pageerror", lambda e: self.problems.append(f"uncaught exception: {e}"))
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
-        page.goto(site_url + rel, wait_until="load")
-        self.rel = rel
-        target = browser.redirect_target(SITE, rel)
-        if target is not None:
+        self.rel, target = rel, browser.redirect_target(SITE, rel)
+        if target is None:
+            page.goto(site_url + rel, wait_until="load")
+        elif not (SITE / target).exists():
+            self.problems.append(f"redirect to a missing page: {target}")
+            return
+        else:
             # index.html's meta refresh: run nothing until the final page has loaded (the
             # old checker evaluated its script in the page being replaced: KeyError 'value')
-            if not (SITE / target).exists():
-                self.problems.append(f"redirect to a missing page: {target}")
-                return
+            page.goto(site_url + rel, wait_until="commit")
             page.wait_for_url(site_url + target, wait_until="load", timeout=SETTLE_MS)
             self.rel = target
         self._settle()

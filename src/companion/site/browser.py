@@ -222,8 +222,8 @@ def check_launch_links(root: str | Path, page: str, repo: str | Path = ".") -> l
 # Page-side scripts (evaluated by Playwright). Each returns plain JSON.
 
 # True once every saved widget view has rendered into a non-empty area (html-manager renders
-# them after require.js loads, some time after the load event), every font icon is drawn and
-# every image has loaded.
+# them after require.js loads, some time after the load event), every font icon is drawn, every
+# widget label's math is typeset and every image has loaded.
 WIDGETS_AND_IMAGES_READY = r"""
 () => {
   const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
@@ -234,7 +234,10 @@ WIDGETS_AND_IMAGES_READY = r"""
   // pydata-sphinx-theme's Font Awesome replaces <i class="fa-..."> icons (the frame players'
   // buttons included) by SVGs asynchronously; the layout is final once none is left
   const icons = window.FontAwesome ? document.querySelectorAll('i[class*="fa-"]').length : 0;
-  return rendered && icons === 0 && [...document.images].every(i => i.complete);
+  // widget labels with TeX are typeset after the widgets render (book/_assets/companion.js)
+  const rawLabels = [...document.querySelectorAll('.widget-label, .widget-label-basic')]
+      .filter(l => /\$|\\\(/.test(l.textContent) && !l.querySelector('mjx-container')).length;
+  return rendered && icons === 0 && rawLabels === 0 && [...document.images].every(i => i.complete);
 }
 """  # noqa: E501
 
