@@ -73,10 +73,12 @@ chromium:
 	  { echo "installing chromium (Debian package)"; apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-# The browser suite (tests/site): pytest-playwright driving Debian's chromium, never a
-# downloaded browser; screenshots (1400 px, dark, 390 px) and report.json in _build/screenshots/.
+# The browser suite (tests/site/test_browser.py) and its self-test: pytest-playwright driving
+# Debian's chromium, never a downloaded browser; screenshots (1400 px, dark, 390 px) and
+# report.json in _build/screenshots/.
 site-test: book chromium
-	COMPANION_SITE_HTML=_build/html $(PY) -m pytest tests/site -p pytest_playwright.pytest_playwright \
+	COMPANION_SITE_HTML=_build/html $(PY) -m pytest tests/site/test_browser.py tests/site/test_suite.py \
+	  -p pytest_playwright.pytest_playwright \
 	  -p no:cacheprovider -q -W "ignore::pytest.PytestRemovedIn10Warning"
 
 # Decks from the executed notebooks of `make book` (chapters missing there are executed here).

@@ -4,6 +4,7 @@ is picked up at once (jupyter/nbclient#312; see ``companion.site.execution``).""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
 import threading
 import time
@@ -21,6 +22,13 @@ from companion.site import execution
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL_SEND = inspect.unwrap(AsyncZMQSocketChannel.send)
+
+
+def _run(coro):
+    """``asyncio.run`` in a thread of its own, so that it works where a loop already runs
+    (pytest-playwright's sync API keeps one in the main thread)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 @pytest.fixture(params=["unpatched", "patched"])
@@ -71,7 +79,7 @@ async def _reply_waiting_after_a_send(ticks: int = 200) -> bool:
 
 
 def test_a_reply_queued_before_a_send_is_picked_up_at_once(send_mode):
-    got_it = asyncio.run(_reply_waiting_after_a_send())
+    got_it = _run(_reply_waiting_after_a_send())
     # The control: the installed jupyter_client + pyzmq really lose this wake-up. If this
     # fails for "unpatched", a release fixed the defect upstream: drop the patch.
     assert got_it is (send_mode == "patched")
@@ -199,7 +207,7 @@ def test_nbclient_gets_the_reply_while_its_output_widget_mimic_sends(send_mode, 
         return time.perf_counter() - t0
 
     try:
-        seconds = asyncio.run(run())
+        seconds = _run(run())
     finally:
         kc.stop_channels()
         kernel.close()
