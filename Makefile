@@ -47,11 +47,12 @@ $(STAMP): pyproject.toml Makefile
 	touch $@
 
 # jupyter-cache keys on cell source only, so a change under src/ would not re-execute
-# the chapters: clear the cache whenever the library's (or a results file's) content hash changes.
+# the chapters: clear the cache whenever the library's (or a results file's) content hash changes,
+# and Sphinx's saved environment with it (else unchanged pages are not re-read, so not re-run).
 define bust_cache
 	@h=$$(find src results -type f \( -name '*.py' -o -name '*.json*' \) -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16); \
 	if [ "$$(cat _build/.src-hash 2>/dev/null)" != "$$h" ]; then \
-	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
+	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache _build/.doctrees; \
 	  mkdir -p _build; echo $$h > _build/.src-hash; fi
 endef
 
