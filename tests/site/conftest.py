@@ -3,10 +3,11 @@
 ``make site-test`` runs ``test_browser.py`` and ``test_suite.py`` with
 ``-p pytest_playwright.pytest_playwright`` and ``COMPANION_SITE_HTML=_build/html`` (the
 executed build of ``make book``). Without that variable ``test_browser.py`` is not
-collected, so ``make test`` runs only the tests here that need no built site. pytest-playwright is off by
-default (``-p no:playwright`` in pyproject.toml): its autouse ``delete_output_dir`` removes
-the ``--output`` folder (``test-results/`` of whatever directory pytest runs in) in every
-session; the override below keeps that from ever happening here.
+collected, so ``make test`` runs only the tests here that need no built site.
+
+pytest-playwright is off by default (``-p no:playwright`` in pyproject.toml): its autouse
+``delete_output_dir`` removes the ``--output`` folder (``test-results/`` of whatever
+directory pytest runs in) in every session; the override below keeps that from happening.
 """
 
 from __future__ import annotations
