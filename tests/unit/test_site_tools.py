@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from companion import plotting
 from companion.site import backmatter, handout, slides
-from companion.testing.site_check import check_links
+from companion.site.browser import check_links
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,7 +123,7 @@ def test_handout_takes_each_chapters_statement():
 
 
 def test_launch_links_must_open_an_existing_notebook(tmp_path):
-    from companion.testing.site_check import check_launch_links
+    from companion.site.browser import check_launch_links
 
     base = "https://colab.research.google.com/github/org/repo/blob/main/"
     (tmp_path / "book").mkdir()
@@ -135,3 +136,41 @@ def test_launch_links_must_open_an_existing_notebook(tmp_path):
         f"Colab link does not open a notebook: {base}book/x.md",
         "Colab link to a notebook missing from the repository: book/gone.ipynb",
     ]
+
+
+def test_screenshot_folder_never_deletes_what_it_did_not_write(tmp_path):
+    from companion.site.browser import ShotFolder
+
+    # a folder of the user's (here: finished results) is refused, and left as it was
+    theirs = tmp_path / "results"
+    theirs.mkdir()
+    (theirs / "runs.jsonl").write_text("{}\n")
+    with pytest.raises(FileExistsError, match="was not made by the site test"):
+        ShotFolder(theirs)
+    assert [p.name for p in theirs.iterdir()] == ["runs.jsonl"]
+    # a new folder is the suite's: a second run replaces only what the first one wrote
+    shots = tmp_path / "shots"
+    first = ShotFolder(shots)
+    first.file("a-1400.png").write_bytes(b"old")
+    first.file("dark/a.png").write_bytes(b"old")
+    (shots / "notes.txt").write_text("the user's")
+    second = ShotFolder(shots)
+    assert sorted(p.relative_to(shots).as_posix() for p in shots.rglob("*") if p.is_file()) == [
+        ".companion-site-test.json",
+        "notes.txt",
+    ]
+    second.file("b-390.png").write_bytes(b"new")
+    assert (shots / "notes.txt").read_text() == "the user's"
+    with pytest.raises(ValueError, match="must stay inside"):
+        second.file("../escape.png")
+
+
+def test_redirect_target_is_read_from_disk(tmp_path):
+    from companion.site.browser import redirect_target
+
+    (tmp_path / "index.html").write_text(
+        '<meta http-equiv="Refresh" content="0; url=book/intro.html" />'
+    )
+    (tmp_path / "page.html").write_text("<p>no refresh</p>")
+    assert redirect_target(tmp_path, "index.html") == "book/intro.html"
+    assert redirect_target(tmp_path, "page.html") is None
