@@ -7,7 +7,9 @@
 #   make site-test  make book, then every page in headless chromium (installed when absent):
 #                   console errors, CDN requests, raw math, empty widgets, missing figures/alt text,
 #                   broken links; screenshots in _build/screenshots/
-#   make slides     one reveal.js deck per chapter in _build/slides/ (+ one-page handouts per paper)
+#   make slides     after make book: rebuild the talk decks (one per chapter, _build/html/slides/,
+#                   also written by every executed book build) and check each in headless chromium
+#                   at 1280x720 and 1920x1080: no slide overflows, no console error
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -92,9 +94,9 @@ espeak-ng:
 site-test: book chromium
 	$(PY) -m companion.testing.site_check --html _build/html --out _build/screenshots
 
-# Decks from the executed notebooks of `make book` (chapters missing there are executed here).
-slides: $(STAMP) vendor
-	env -u MPLBACKEND $(PY) -m companion.site.slides --out _build/slides
+# The talk decks of the built site (`make book` writes them too), checked in the browser.
+slides: $(STAMP) vendor chromium
+	$(PY) -m companion.site.slides --html _build/html
 
 handouts: $(STAMP) vendor chromium
 	$(PY) -m companion.site.handout --out _build/handouts
