@@ -247,3 +247,28 @@ def test_a_wheel_ships_the_execution_record(tmp_path):
     shipped = out / "companion" / "site" / "exec_times.json"
     assert shipped.read_bytes() == (ROOT / "bench" / "exec_times.json").read_bytes()
     assert (out / "companion" / "site" / "deck" / "deck.js").exists()
+
+
+def test_full_scale_page_says_what_exists(tmp_path):
+    (tmp_path / "_config.yml").write_text("title: x\n")
+    (tmp_path / "_toc.yml").write_text("root: x\n")
+    res = tmp_path / "results" / "exp"
+    res.mkdir(parents=True)
+    cpu = {"model": "m", "scale": "cpu", "device": "cpu", "command": "companion run x"}
+    (res / "a-cpu.jsonl").write_text(json.dumps(cpu) + "\n")
+    page = backmatter.inventory_html(tmp_path)
+    assert "Nothing has been measured at full scale, and no GPU has run" in page
+    assert "results/exp/a-cpu.jsonl" in page and "companion run x" in page and "on a CPU" in page
+    gpu = {**cpu, "scale": "full", "device": "cuda:0"}
+    (res / "a-full.jsonl").write_text(json.dumps(gpu) + "\n")
+    page = backmatter.inventory_html(tmp_path)
+    assert "Nothing has been measured" not in page and "1 record was written at full scale" in page
+    assert "cuda:0" in page
+
+
+def test_full_scale_commands_are_the_chapters_own():
+    cmds = backmatter.full_scale_commands()
+    pages = {page for page, _ in cmds}
+    assert pages == {"book/sign_magnitude/at_scale", "book/dead_directions/at_scale"}
+    assert all(c.startswith("companion run ") and "--scale full" in c for _, c in cmds)
+    assert "tinyllama-1.1b" in backmatter.commands_html()

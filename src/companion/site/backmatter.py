@@ -122,7 +122,8 @@ SEMINAR = (
         "book/sign_magnitude/at_scale",
         3,
         "What a real model shows, from the results files shipped with the book (no run in "
-        "the room): trained weights keep cos² near 2/π; outlier columns dominate.",
+        "the room): the Bussgang constant on trained weights, flips in outlier columns, and "
+        "their claims' status.",
         "flip fraction p and which weights the flips hit",
     ),
     Stop(
@@ -148,8 +149,8 @@ SEMINAR = (
     Stop(
         "book/dead_directions/sigma_min",
         6,
-        "The residual stream's σ_min does not shrink unless a block cancels the stream.",
-        "depth and cancellation c: σ_min falls only when c is large",
+        "The residual stream's σₘᵢₙ does not shrink unless a block cancels the stream.",
+        "depth and cancellation c: σₘᵢₙ falls only when c is large",
     ),
     Stop(
         "book/dead_directions/schur_ratio",
@@ -319,14 +320,18 @@ def exec_times_html(rec: dict | None = None) -> str:
     rec = exec_record() if rec is None else rec
     if rec is None:
         return "<p>No execution times have been recorded yet.</p>"
+    from companion.chapters import CHAPTERS
+
+    rank = {"book/" + c: i for i, c in enumerate(CHAPTERS)}
+    order = sorted(rec["seconds"], key=lambda d: (rank.get(d, len(rank)), d))  # book order
     rows = "".join(
-        f"<tr><td>{doc_title(d)}</td><td><code>{html.escape(d)}</code></td>"
-        f'<td style="text-align:right">{s:.0f}</td></tr>'
-        for d, s in rec["seconds"].items()
+        f"<tr><td>{doc_title(d)}</td><td><code>{html.escape(d)}.md</code></td>"
+        f'<td style="text-align:right">{rec["seconds"][d]:.0f}</td></tr>'
+        for d in order
     )
     total = sum(rec["seconds"].values())
     return (
-        '<table class="table"><thead><tr><th>page</th><th>source</th>'
+        '<table class="table"><thead><tr><th>page</th><th>source file</th>'
         '<th style="text-align:right">seconds</th></tr></thead>'
         f"<tbody>{rows}</tbody></table><p>{len(rec['seconds'])} pages, "
         f"<b>{total / 60:.1f} min</b> in all, measured {html.escape(_where(rec))} by "
@@ -370,7 +375,7 @@ def seminar_html(rows: list[dict] | None = None, rec: dict | None = None) -> str
         session.append(
             f"<tr><td>{r['start']}–{r['end']}</td><td>{page}</td><td>{r['minutes']}</td>"
             f"<td>{html.escape(r['plan'])}</td><td>{'<br>'.join(use)}</td>"
-            f"<td>{_secs(r['run_seconds']) if chapter else ''}</td></tr>"
+            f"<td style='white-space:nowrap'>{_secs(r['run_seconds']) if chapter else ''}</td></tr>"
         )
     minutes = sum(r["minutes"] for r in rows)
     measured = [r["run_seconds"] for r in rows if r["in_session"] and r["run_seconds"]]
@@ -481,7 +486,8 @@ def inventory_html(root: str | os.PathLike | None = None) -> str:
     devices = "a CPU" if used == ["cpu"] else "the devices " + ", ".join(map(e, used))
     if full:
         lead = (
-            f"<p>{len(full)} records were written at full scale or on a GPU "
+            f"<p>{len(full)} record{'s were' if len(full) != 1 else ' was'} written at full "
+            "scale or on a GPU "
             f"({', '.join(map(e, gpu)) or 'no GPU recorded'}); they are listed with the rest.</p>"
         )
     else:
@@ -492,19 +498,19 @@ def inventory_html(root: str | os.PathLike | None = None) -> str:
             f"model result in the book was measured on {devices} at the scale of its file "
             "below, by the command listed with it.</p>"
         )
-    rows = "".join(
-        f"<tr><td><code>{e(r['file'])}</code></td><td>{r['records']}</td>"
-        f"<td>{e(', '.join(r['models']))}</td><td>{e(', '.join(r['scales']))}</td>"
-        f"<td>{e(', '.join(r['devices']) or 'not recorded')}</td>"
-        f"<td>{e((r['last'] or '')[:10])}</td>"
-        f"<td>{'<br>'.join(f'<code>{e(c)}</code>' for c in r['commands'])}</td></tr>"
-        for r in inv
-    )
-    return (
-        lead + "<table class='table'><thead><tr><th>results file</th><th>records</th>"
-        "<th>models</th><th>scale</th><th>device</th><th>last written</th><th>command</th>"
-        f"</tr></thead><tbody>{rows}</tbody></table>"
-    )
+    items = []
+    for r in inv:
+        n = len(r["commands"])
+        cmds = "\n".join(e(c) for c in r["commands"])
+        items.append(
+            f"<li><code>{e(r['file'])}</code>: {r['records']} records of "
+            f"{len(r['models'])} model(s) ({e(', '.join(r['models']))}), scale "
+            f"{e(', '.join(r['scales']))}, device {e(', '.join(r['devices']) or 'not recorded')}"
+            f", last written {e((r['last'] or 'at an unrecorded time')[:10])}."
+            f"<details><summary>the {n} command{'s' * (n != 1)} that wrote it</summary>"
+            f"<pre style='white-space: pre-wrap'>{cmds}</pre></details></li>"
+        )
+    return lead + f"<ul>{''.join(items)}</ul>"
 
 
 def commands_html() -> str:

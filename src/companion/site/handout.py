@@ -61,7 +61,7 @@ def statements(html_dir: Path, doc: str) -> tuple[str, list[str]]:
         el.decompose()
     for a in soup.find_all("a"):
         a.unwrap()
-    h1 = soup.find("h1")
+    h1 = soup.select_one("article h1") or soup.find("h1")
     boxes = []
     for label in check_talk(module(doc).TALK, doc)["statement"]:
         box = soup.find(id=label)

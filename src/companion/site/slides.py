@@ -323,7 +323,7 @@ def _deck(html_dir: Path, doc: str, caption: str, nav: dict, scale: str) -> str:
             f'<h1>{title}</h1><p class="deck-paper">{_html.escape(caption)}</p>'
             f'<p class="deck-small">A talk from the companion book; every number on these '
             f"slides was computed when they were built (scale <code>{scale}</code>). "
-            f'The chapter: <a href="{site}">{title}</a>.</p>',
+            f'<a href="{site}">The chapter on the site</a>.</p>',
             cls="deck-title",
         )
     ]
