@@ -31,8 +31,8 @@ body {
 h1 { font-size: 13pt; margin: 0 0 2mm 0; }
 .sub { font-size: 8pt; color: #444; margin-bottom: 3mm; }
 .cols { column-count: 3; column-gap: 4mm; }
-section { margin: 0 0 2mm 0; padding: 0 0 0 2mm; border-left: 2px solid #0072B2; }
-section h2 { break-after: avoid; font-size: 8.2pt; margin: 0 0 1mm 0; color: #0b3d6e; }
+section.chapter { margin: 0 0 2mm 0; padding: 0 0 0 2mm; border-left: 2px solid #0072B2; }
+section.chapter h2 { break-after: avoid; font-size: 8.2pt; margin: 0 0 1mm 0; color: #0b3d6e; }
 .admonition-title { font-weight: bold; margin: 0.4mm 0; }
 p { margin: 0.6mm 0; }
 em { color: #333; }
@@ -41,7 +41,6 @@ mjx-container[display="true"] { margin: 0.4mm 0 !important; font-size: 92% !impo
 .eqno a { display: none; }
 code { font-size: 6.8pt; }
 ol, ul { margin: 0.5mm 0; padding-left: 4mm; }
-.foot { font-size: 7pt; color: #555; margin-top: 2mm; }
 """
 
 
@@ -73,7 +72,7 @@ def statements(html_dir: Path, doc: str) -> tuple[str, list[str]]:
 
 def handout_html(caption: str, chapters: list[tuple[str, list[str]]], mathjax_src: str) -> str:
     """The print page of one paper: a section (title, statement boxes) per chapter."""
-    secs = "".join(f"<section><h2>{t}</h2>{''.join(b)}</section>" for t, b in chapters)
+    secs = "".join(f"<section class='chapter'><h2>{t}</h2>{''.join(b)}</section>" for t, b in chapters)
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <title>{html.escape(caption)}</title>
 <style>{_CSS}</style>
