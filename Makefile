@@ -8,7 +8,9 @@
 #                   1400 px, dark and 390 px: console errors, CDN requests, raw math, empty widgets,
 #                   figures/alt text, broken links, overflow, every kernel-free control moved;
 #                   screenshots in _build/screenshots/
-#   make slides     one reveal.js deck per chapter in _build/slides/
+#   make slides     after make book: rebuild the talk decks (one per chapter, _build/html/slides/,
+#                   also written by every executed book build) and check each in headless chromium
+#                   at 1280x720 and 1920x1080: no slide overflows, no console error
 #   make handouts   one-page PDF per paper in _build/handouts/ (headless chromium)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -93,9 +95,9 @@ site-test: book chromium
 	  -p pytest_playwright.pytest_playwright \
 	  -p no:cacheprovider -q -W "ignore::pytest.PytestRemovedIn10Warning"
 
-# Decks from the executed notebooks of `make book` (chapters missing there are executed here).
-slides: $(STAMP) vendor
-	env -u MPLBACKEND $(PY) -m companion.site.slides --out _build/slides
+# The talk decks of the built site (`make book` writes them too), checked in the browser.
+slides: $(STAMP) vendor chromium
+	$(PY) -m companion.site.slides --html _build/html
 
 handouts: $(STAMP) vendor chromium
 	$(PY) -m companion.site.handout --out _build/handouts
