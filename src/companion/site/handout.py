@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from companion.site.browser import find_chromium
+
 __all__ = ["statements", "handout_html", "main"]
 
 _CSS = """
@@ -72,7 +74,9 @@ def statements(html_dir: Path, doc: str) -> tuple[str, list[str]]:
 
 def handout_html(caption: str, chapters: list[tuple[str, list[str]]], mathjax_src: str) -> str:
     """The print page of one paper: a section (title, statement boxes) per chapter."""
-    secs = "".join(f"<section class='chapter'><h2>{t}</h2>{''.join(b)}</section>" for t, b in chapters)
+    secs = "".join(
+        f"<section class='chapter'><h2>{t}</h2>{''.join(b)}</section>" for t, b in chapters
+    )
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <title>{html.escape(caption)}</title>
 <style>{_CSS}</style>
@@ -97,18 +101,6 @@ def _parts(root: Path):
     for doc, caption in decks(root):
         parts.setdefault(caption, []).append(doc)
     return parts.items()
-
-
-def find_chromium() -> str:
-    """The headless browser that prints the PDF (Debian's chromium; ``make chromium``)."""
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    raise FileNotFoundError(
-        "`chromium` not found: install it with `apt-get install -y chromium` "
-        "(`make chromium` does this when it is absent)"
-    )
 
 
 def _pdf_pages(pdf: Path) -> int:
