@@ -78,26 +78,42 @@ def _null_sample(d: int, samples: int, seed: int):
     return simulate_null_cos(d, samples=samples, rng=seed)["cos"]
 
 
-def _null_panel(ax, d, samples, seed, **_):
-    """|cos| of random directions at width d against the exact Beta law and its quantiles."""
-    nd = random_direction_null(d)
-    cos = _null_sample(int(d), int(samples), int(seed))
-    hi = min(max(3 * nd.q999, 1e-3), 1.0)  # |cos| <= 1 (at small d 3 x q999 is not)
-    density, edges = np.histogram(cos, bins=40, range=(0, hi), density=True)
-    ax.stairs(
-        density,
-        edges,
+#: Where the null panel's x axis ends, in units of 1/√d (√d |cos| tends to |N(0, 1)|).
+_SCALED_MAX = 4.5
+
+
+def _null_panel(ax, **_):
+    """|cos| of random directions at width d against the exact Beta law and its quantiles,
+    on the scale √d |cos| that holds every width (drawn once, moved by :func:`_null_move`)."""
+    hist = ax.stairs(
+        [0.0],
+        [0.0, _SCALED_MAX],
         fill=True,
         color=COLORS["sim"],
         alpha=0.6,
-        label=f"{samples} random directions",
+        label="random directions",
     )
-    c = np.linspace(0, hi, 300)
-    ax.plot(c, nd.pdf(c), color=COLORS["theory"], lw=2, label="exact law: cos² ~ Beta(½, (d−1)/2)")
-    for q, ls, name in ((nd.q99, "--", "99%"), (nd.q999, ":", "99.9%")):
-        ax.axvline(q, color="k", ls=ls, lw=1, label=f"{name} quantile {q:.3f}")
-    ax.set(xlim=(0, hi), xlabel="|cos(u, v*)|", ylabel="density", title=f"the null at d = {d}")
-    legend(ax, ncols=1)
+    s = np.linspace(0, _SCALED_MAX, 300)
+    (law,) = ax.plot(
+        s, np.zeros_like(s), color=COLORS["theory"], lw=2, label="exact: cos² ~ Beta(½, (d−1)/2)"
+    )
+    q99 = ax.axvline(1, color="k", ls="--", lw=1, label="99 % quantile")
+    q999 = ax.axvline(1, color="k", ls=":", lw=1, label="99.9 % quantile")
+    ax.set(xlim=(0, _SCALED_MAX), ylim=(0, 1.0), xlabel="√d · |cos(u, v*)|", ylabel="density")
+    legend(ax)
+    return animate(hist, law, q99, q999, ax.title)
+
+
+def _null_move(artists, d, samples, seed, **_):
+    hist, law, q99, q999, title = artists
+    nd, root = random_direction_null(d), np.sqrt(d)
+    cos = _null_sample(int(d), int(samples), int(seed))
+    density, edges = np.histogram(root * cos, bins=40, range=(0, _SCALED_MAX), density=True)
+    hist.set_data(density, edges)
+    law.set_ydata(nd.pdf(law.get_xdata() / root) / root)
+    q99.set_xdata([root * nd.q99] * 2)
+    q999.set_xdata([root * nd.q999] * 2)
+    title.set_text(f"d = {d}: 99 % of |cos| < {nd.q99:.3f}, 99.9 % < {nd.q999:.3f}")
 
 
 _CASES = len(_DISTS) * len(_SIGMAS)
@@ -161,7 +177,7 @@ def _verdict_move(artists, precision, seed, **_):
 
 
 _PANELS = (
-    Panel(_null_panel, key=("d", "samples", "seed")),
+    Panel(_null_panel, move=_null_move),
     Panel(_verdict_panel, move=_verdict_move),
 )
 

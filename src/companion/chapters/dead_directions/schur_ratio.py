@@ -66,29 +66,37 @@ def _means(d: int, seed: int):
     return tuple(simulate_schur_ratio(d, _samples(r, d), trials=8, rng=g) for r in RATIOS)
 
 
-def _law_panel(ax, ratio, d, trials, seed, **_):
-    """R(e_i) over axes and trials at this N/d, with the exact Beta law."""
+def _law_panel(ax, **_):
+    """R(e_i) over axes and trials at this N/d, with the exact Beta law: drawn once, moved
+    by :func:`_law_move` (R lies in [0, 1]; the density axis has no numbers, so that a new
+    setting only rescales it)."""
+    hist = ax.stairs(
+        [0.0], [0.0, 1.0], fill=True, color=COLORS["sim"], alpha=0.7, label="R(e_i), simulated"
+    )
+    (law,) = ax.plot(
+        _X, np.zeros_like(_X), color=COLORS["theory"], lw=2, label="Beta((N−d)/2, (d−1)/2)"
+    )
+    base = ax.axvline(0.5, color=COLORS["alt"], ls="--", label="1 − d/N")
+    ax.set(xlim=(0, 1), xlabel="R(h)", ylabel="density")
+    ax.set_yticks([])
+    legend(ax, ncols=1)
+    return animate(hist, law, base, ax.title)
+
+
+def _law_move(artists, ratio, d, trials, seed, **_):
+    hist, law, base, title = artists
     Rs = _ratios(float(ratio), int(d), int(trials), int(seed))
     N = _samples(ratio, d)
-    n = N - 1
     density, edges = np.histogram(Rs, bins=30, density=True)
-    ax.stairs(density, edges, fill=True, color=COLORS["sim"], alpha=0.7, label="R(e_i), simulated")
-    x = np.linspace(1e-3, 1 - 1e-3, 300)
-    ax.plot(
-        x,
-        st.beta.pdf(x, (n - d + 1) / 2, (d - 1) / 2),
-        color=COLORS["theory"],
-        lw=2,
-        label="Beta((N−d)/2, (d−1)/2)",
-    )
-    ax.axvline(1 - d / N, color=COLORS["alt"], ls="--", label="1 − d/N")
-    ax.set(
-        xlim=(0, 1),
-        xlabel="R(h)",
-        ylabel="density",
-        title=f"d = {d}, N = {N}: 1 − d/N = {1 - d / N:.3f}  (Δγ ≈ d/N)",
-    )
-    legend(ax, ncols=1)
+    pdf = st.beta.pdf(_X, (N - d) / 2, (d - 1) / 2)
+    hist.set_data(density, edges)
+    law.set_ydata(pdf)
+    hist.axes.set_ylim(0, 1.08 * max(density.max(), pdf.max()))
+    base.set_xdata([1 - d / N] * 2)
+    title.set_text(f"d = {d}, N = {N}: 1 − d/N = {1 - d / N:.3f}  (Δγ ≈ d/N)")
+
+
+_X = np.linspace(1e-3, 1 - 1e-3, 300)
 
 
 def _mean_panel(ax, **_):
@@ -131,7 +139,7 @@ def _mean_move(artists, ratio, d, seed, **_):
 
 
 _PANELS = (
-    Panel(_law_panel, key=("ratio", "d", "trials", "seed")),
+    Panel(_law_panel, move=_law_move),
     Panel(_mean_panel, move=_mean_move),
 )
 

@@ -53,21 +53,30 @@ def _row_cos2(n, dist, nu, rows, seed):
     return row_cos2(sample_weights((rows, n), dist, nu=nu, rng=rng))  # (rows,)
 
 
-def _rows_panel(ax, n, dist, nu, rows, seed, **_):
-    """The distribution of row cos² over ``rows`` rows of width n."""
+def _rows_panel(ax, **_):
+    """The distribution of row cos² at width n: drawn once, moved by :func:`_rows_move`
+    (cos² lies in [0, 1] at every width; the density axis has no numbers, so that a new
+    width only rescales it)."""
+    hist = ax.stairs([0.0], [0.0, 1.0], fill=True, color=COLORS["sim"], alpha=0.7, label="rows")
+    limit = ax.axvline(0.5, color=COLORS["theory"], lw=2, label="limit (Fact 1)")
+    mean = ax.axvline(0.5, color="k", ls="--", lw=1, label="mean of the rows")
+    ax.set(xlim=(0, 1), xlabel=r"row $\cos^2(w,\ \mathrm{sign}\,w)$", ylabel="density")
+    ax.set_yticks([])
+    legend(ax)
+    return animate(hist, limit, mean, ax.title)
+
+
+def _rows_move(artists, n, dist, nu, rows, seed, **_):
+    hist, limit, mean, title = artists
     nu = nu if dist == "student_t" else 5.0
-    limit = bussgang_cos2(dist, nu=nu)
+    lim = bussgang_cos2(dist, nu=nu)
     c = _row_cos2(int(n), dist, float(nu), int(rows), int(seed))
     density, edges = np.histogram(c, bins=30, density=True)
-    ax.stairs(density, edges, fill=True, color=COLORS["sim"], alpha=0.7)  # one artist: fast
-    ax.axvline(limit, color=COLORS["theory"], lw=2, label=f"limit {limit:.4f}")
-    ax.axvline(c.mean(), color="k", ls="--", lw=1, label=f"mean {c.mean():.4f}")
-    ax.set(
-        xlabel=r"row $\cos^2(w,\ \mathrm{sign}\,w)$",
-        ylabel="density",
-        title=f"{rows} rows of width n = {n}",
-    )
-    legend(ax)
+    hist.set_data(density, edges)
+    hist.axes.set_ylim(0, 1.08 * density.max())
+    limit.set_xdata([lim, lim])
+    mean.set_xdata([c.mean(), c.mean()])
+    title.set_text(f"{rows} rows of width {n}: mean {c.mean():.4f}, limit {lim:.4f}")
 
 
 @lru_cache(maxsize=32)
@@ -116,7 +125,7 @@ def _mark(line, n, **_):
 
 
 _PANELS = (
-    Panel(_rows_panel, key=lambda p: (p["n"], p["dist"], _nu(p), p["rows"], p["seed"])),
+    Panel(_rows_panel, move=_rows_move),
     Panel(_convergence_panel, key=lambda p: (p["dist"], _nu(p), p["seed"]), move=_mark),
 )
 

@@ -68,20 +68,23 @@ def _one_input(quantizer, n, seed):
     return z, zq, float(z @ zq / (z @ z))
 
 
-def _units_panel(ax, n, seed, **_):
-    """z = W x against z_q = W_q x, one dot per hidden unit (limits follow the width)."""
-    from matplotlib.ticker import MaxNLocator  # here: the claims need no matplotlib
+#: Half-width of the units panel, in units of rms(z): holds every hidden unit at every width.
+_UNITS_LIM = 4.5
 
-    z, _, _ = _one_input("sign_absmean", int(n), int(seed))
-    lim = float(np.max(np.abs(z))) * 1.1
-    t = np.array([-lim, lim])
+
+def _units_panel(ax, **_):
+    """z = W x against z_q = W_q x, one dot per hidden unit, both over rms(z) (one scale at
+    every width: the panel is drawn once and moved by :func:`_units_move`)."""
+    t = np.array([-_UNITS_LIM, _UNITS_LIM])
     ax.plot(t, t, color=COLORS["grey"], lw=1, label="z_q = z")
-    dots = ax.scatter(z, z, s=6, color=COLORS["sim"], alpha=0.6)
+    dots = ax.scatter([0.0], [0.0], s=6, color=COLORS["sim"], alpha=0.6)
     (fit,) = ax.plot(t, t, color=COLORS["theory"], lw=2, label="regression line")
-    ax.set(xlim=(-lim, lim), ylim=(-1.6 * lim, 1.6 * lim), xlabel="z = W x", ylabel="z_q = W_q x")
-    for axis in (ax.xaxis, ax.yaxis):  # tick labels of one width at every n: the layout holds
-        axis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-        axis.set_major_formatter("{x:.2f}")
+    ax.set(
+        xlim=tuple(t),
+        ylim=tuple(t),
+        xlabel="z / rms(z), with z = W x",
+        ylabel="z_q / rms(z), with z_q = W_q x",
+    )
     legend(ax)
     ax.grid(alpha=0.3)
     return animate(dots, fit, ax.title)
@@ -90,7 +93,8 @@ def _units_panel(ax, n, seed, **_):
 def _units_move(artists, quantizer, n, seed, **_):
     dots, fit, title = artists
     z, zq, slope = _one_input(quantizer, int(n), int(seed))
-    dots.set_offsets(np.column_stack([z, zq]))
+    rms = float(np.sqrt(np.mean(z**2)))
+    dots.set_offsets(np.column_stack([z, zq]) / rms)
     fit.set_ydata(slope * fit.get_xdata())
     title.set_text(f"{_LABELS[quantizer]}: slope {slope:.3f}")
 
@@ -137,7 +141,7 @@ def _constants_move(artists, quantizer, n, seed, **_):
 
 
 _PANELS = (
-    Panel(_units_panel, key=("n", "seed"), move=_units_move),
+    Panel(_units_panel, move=_units_move),
     Panel(_constants_panel, move=_constants_move),
 )
 
