@@ -4,14 +4,14 @@
     .venv/bin/python bench/page_weight.py --html _build/html sign_magnitude/theorem3
 
 Each chapter page is served from localhost and opened in Debian's chromium (Playwright, as
-the browser suite does), with an empty cache; once the network is idle, the body sizes of
-every response are summed: the page itself, its CSS, JavaScript, fonts and images, and the
-parts MathJax loads as it typesets. ``--json`` prints chapter -> {"total_mb", "page_mb",
-"requests", "largest"} ("page_mb": the HTML document alone, where the Explore figure's
-precomputed frames live; "largest": the three largest responses). The pages of the
-site's other chapters, when built, are measured the same way; a chapter whose page is not
-in the build is reported as missing. The issue's budget is about 6 MB a page; this is a
-measurement, reported in the README, not a test.
+the browser suite does), with an empty cache; once the network is idle, the files it
+requested are summed (their sizes on disk): the page itself, its CSS,
+JavaScript, fonts and images, and the parts MathJax loads as it typesets. ``--json`` prints
+chapter -> {"total_mb", "page_mb", "requests", "outside", "largest"} ("page_mb": the HTML
+document alone, where the Explore figure's precomputed frames live; "outside": requests that
+would leave the site, which should be 0; "largest": the three largest files). A chapter
+whose page is not in the build is reported as missing. The budget is about 6 MB a page;
+this is a measurement, reported in the README, not a test.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from companion.chapters import CHAPTERS
 from companion.site import browser
@@ -27,27 +28,28 @@ from companion.site import browser
 MB = 1e6
 
 
-def weigh(page, url: str) -> dict:
-    """Open ``url`` in ``page`` and sum the body sizes of its responses."""
-    sizes: dict[str, int] = {}
-
-    def on_response(response):
-        try:
-            sizes[response.url] = len(response.body())
-        except Exception:  # a redirect or an aborted request has no body
-            sizes.setdefault(response.url, 0)
-
-    page.on("response", on_response)
+def weigh(page, base: str, root: Path, chapter: str) -> dict:
+    """Open the chapter's page and add up the files of the site it requests (sizes on disk:
+    what a server sends them as, uncompressed)."""
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    url = f"{base}book/{chapter}.html"
     page.goto(url, wait_until="networkidle")
-    page.wait_for_timeout(500)  # MathJax fetches fonts while it typesets
-    page.remove_listener("response", on_response)
-    doc = sizes.get(url, 0)
+    page.wait_for_timeout(1000)  # MathJax fetches its fonts while it typesets
+    sizes, outside = {}, []
+    for u in dict.fromkeys(urls):
+        path = urlsplit(u).path
+        if not u.startswith(base):
+            outside.append(u) if not u.startswith("data:") else None
+        elif (root / unquote(path).lstrip("/")).is_file():
+            sizes[path] = (root / unquote(path).lstrip("/")).stat().st_size
     top = sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
     return {
         "total_mb": round(sum(sizes.values()) / MB, 2),
-        "page_mb": round(doc / MB, 2),
+        "page_mb": round(sizes.get(urlsplit(url).path, 0) / MB, 2),
         "requests": len(sizes),
-        "largest": {u.rsplit("/", 1)[-1]: round(n / MB, 2) for u, n in top},
+        "outside": len(outside),
+        "largest": {p.rsplit("/", 1)[-1]: round(n / MB, 2) for p, n in top},
     }
 
 
@@ -77,9 +79,11 @@ def main(argv=None) -> int:
         for chapter in args.chapters or list(CHAPTERS):
             if not (root / "book" / f"{chapter}.html").exists():
                 results[chapter] = "missing"
+                if not args.json:
+                    print(f"{chapter:34s} missing from the build", flush=True)
                 continue
             context = chromium.new_context(viewport={"width": 1400, "height": 900})
-            results[chapter] = weigh(context.new_page(), f"{base}book/{chapter}.html")
+            results[chapter] = weigh(context.new_page(), base, root, chapter)
             context.close()
             if not args.json:
                 r = results[chapter]

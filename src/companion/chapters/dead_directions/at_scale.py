@@ -286,7 +286,10 @@ def explore(scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: every trained model of ``scale`` (from the results
     file: nothing runs on a move)."""
     models = trained_models(scale)
-    controls = {"model": control(models[0], options=models, label="model")}
+    norms = {r["model"]: r["norm_registry"] for r in records(scale)}
+    names = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+    options = [(f"{m} ({names.get(norms.get(m), '?')})", m) for m in models]
+    controls = {"model": control(models[0], options=options, label="model")}
 
     def draw_at(fig, model):
         return draw(fig, model, scale)

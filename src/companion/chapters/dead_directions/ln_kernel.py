@@ -25,9 +25,16 @@ from companion.theory.null_classifier import precision_floor
 from companion.widgets import Explore, animate, control
 from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "PRECISIONS_SWEEP", "data", "draw", "explore", "update"]
+__all__ = ["SIZES", "INPUTS", "PRECISIONS_SWEEP", "data", "draw", "explore", "update"]
 
 CHAPTER = docname(__name__)
+
+#: The pre-norm inputs of :func:`companion.theory.ln_kernel.sample_inputs`, as the page names them.
+INPUTS = (
+    ("Gaussian", "gaussian"),
+    ("Student-t, one outlier", "student_t"),
+    ("Gaussian + offset", "offset"),
+)
 
 
 @dataclass(frozen=True)
@@ -250,7 +257,7 @@ def explore() -> Explore:
         "signs": c(True, options=(("yes", True), ("no", False)), label="random signs"),
         "beta": c(1.0, 0.0, 5.0, 0.1, label="β scale", values=(0.0, 1.0, 5.0)),
         "eps": c(1e-5, 1e-6, 1.0, log=True, label="ε", values=(1e-6, 1e-5, 1e-3, 1e-1, 1.0)),
-        "dist": c("student_t", options=lk.INPUT_DISTRIBUTIONS, label="inputs"),
+        "dist": c("student_t", options=INPUTS, label="inputs"),
     }
     return explore_figure(
         draw,

@@ -9,6 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from companion.chapters import docname
+from companion.chapters.dead_directions.ln_kernel import INPUTS
 from companion.claims import Claim, Measurement, register
 from companion.plotting import COLORS, legend
 from companion.theory import ln_kernel as lk
@@ -153,7 +154,7 @@ def explore() -> Explore:
     c = control
     controls = {
         "sigma": c(1.5, 0.0, 3.0, 0.1, label="γ spread σ", values=SIGMAS),
-        "dist": c("offset", options=lk.INPUT_DISTRIBUTIONS, label="inputs"),
+        "dist": c("offset", options=INPUTS, label="inputs"),
         "d": c(64, 16, 192, 16, label="width d", values=(16, 32, 64, 128, 192)),
         "n_ratio": c(8, 2, 16, 1, label="N / d", values=(2, 4, 8, 16)),
     }

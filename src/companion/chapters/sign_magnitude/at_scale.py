@@ -245,7 +245,7 @@ def explore(model: str = "smollm2-135m", scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: every flip fraction x leverage metric, all precomputed
     (drawn from the results files: nothing is run on a move)."""
     controls = {
-        "p": control(0.001, options=PS, label="flip fraction p"),
+        "p": control(0.001, options=sorted(PS), label="flip fraction p"),
         "metric": control("nll", options=(("NLL", "nll"), ("PPL", "ppl")), label="leverage of"),
     }
 

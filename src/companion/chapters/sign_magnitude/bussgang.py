@@ -144,7 +144,7 @@ def explore() -> Explore:
     c = control
     controls = {
         "n": c(256, 4, 4096, 4, label="width n", values=(16, 64, 256, 1024, 4096)),
-        "dist": c("gaussian", options=sm.DISTRIBUTIONS, label="weights"),
+        "dist": c("gaussian", options=[(_NAMES[k], k) for k in sm.DISTRIBUTIONS], label="weights"),
         "nu": c(5.0, 2.5, 30.0, 0.5, label="Student-t ν", values=(3.0, 5.0, 10.0, 30.0)),
     }
     return explore_figure(
@@ -152,13 +152,17 @@ def explore() -> Explore:
     )
 
 
+#: What the page calls each weight law.
+_NAMES = {
+    "gaussian": "Gaussian",
+    "laplace": "Laplace",
+    "student_t": "Student-t",
+    "uniform": "uniform",
+}
+
+
 def _title(dist, nu):
-    return {
-        "gaussian": "Gaussian rows",
-        "laplace": "Laplace rows",
-        "uniform": "uniform rows",
-        "student_t": f"Student-t rows, ν = {nu:g}",
-    }[dist]
+    return f"{_NAMES[dist]} rows" + (f", ν = {nu:g}" if dist == "student_t" else "")
 
 
 # ----------------------------------------------------------------------------- claims

@@ -228,7 +228,9 @@ def explore() -> Explore:
     controls = {
         "depth": control(6, 1, 6, 1, label="depth L", values=DEPTHS),
         "p": control(0.01, options=FLIP_RATES, label="flip rate p"),
-        "activation": control("relu", options=ml.ACTIVATIONS, label="activation"),
+        "activation": control(
+            "relu", options=(("ReLU", "relu"), ("SiLU", "silu")), label="activation"
+        ),
     }
     return explore_figure(
         draw, controls, update=Panels.update, grid=("depth", "p"), figsize=(8, 4.8)

@@ -155,7 +155,9 @@ def draw(fig, quantizer: str = "sign_absmean", n: int = 256, seed: int = 0):
 def explore() -> Explore:
     """The chapter's Explore figure: both quantisers x seven widths, all precomputed."""
     controls = {
-        "quantizer": control("sign_absmean", options=tuple(QUANTIZERS), label="quantiser"),
+        "quantizer": control(
+            "sign_absmean", options=[(_LABELS[q], q) for q in QUANTIZERS], label="quantiser"
+        ),
         "n": control(256, 16, 1024, 16, label="width n", values=WIDTHS),
     }
     return explore_figure(
