@@ -44,12 +44,13 @@ def corpus_text(source: str = "wiki") -> str:
                 if len(body) > 200:
                     parts.append(f" = {title} = \n\n{body}\n")
         return "\n".join(parts)
-    from companion.llm.registry import hub_offline
+    from companion.llm.registry import HubUnavailable, hub_status
 
-    if hub_offline():
-        raise RuntimeError(
-            f"`source` {source!r} needs the Hugging Face hub, which is disabled "
-            f"here (HF_HUB_OFFLINE); use source='wiki' (offline Wikipedia text)"
+    reachable, reason = hub_status()
+    if not reachable:
+        raise HubUnavailable(
+            f"`source` must be a text available here; got {source!r}, which is read from the "
+            f"Hugging Face hub, and {reason}; use source='wiki' (offline Wikipedia text)"
         )
     import datasets  # Colab ships it
 
@@ -71,6 +72,7 @@ def _token_ids(tokenizer, source: str):
     import numpy as np
 
     from companion.llm.registry import cache_dir
+    from companion.results import remove_stale_temporaries
 
     key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), type(tokenizer).__name__, source)
     if key in _IDS:
@@ -97,6 +99,7 @@ def _token_ids(tokenizer, source: str):
             enc = tokenizer(chunks, add_special_tokens=False, verbose=False)["input_ids"]
             ids = np.fromiter((i for e in enc for i in e), dtype=np.int64)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        remove_stale_temporaries(os.path.dirname(path), r"^.+\.npy\.(?P<pid>\d+)\.tmp\.npy$")
         tmp = f"{path}.{os.getpid()}.tmp.npy"
         np.save(tmp, ids)
         os.replace(tmp, path)

@@ -95,9 +95,9 @@ def load_results(model: str, experiment: str, *, scale: str = "cpu", out=None) -
 
     ``out=None`` reads the results root (:func:`results_path`).
     """
-    from companion.results import ResultStore
+    from companion.results import read_jsonl
 
-    return ResultStore(results_path(out, model, experiment, scale)).records()
+    return read_jsonl(results_path(out, model, experiment, scale))
 
 
 def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | None = None) -> str:
@@ -107,16 +107,22 @@ def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | N
 
 
 class _Store:
-    """The engine's :class:`companion.results.ResultStore`, adding this run's metadata."""
+    """The run's view of its :class:`companion.results.ResultStore`: adds the run's metadata
+    to every record; without ``resume`` a setting counts as done only once this run wrote it
+    (it is measured again and its new record replaces the stored one)."""
 
-    def __init__(self, path, meta: dict, command: str):
-        from companion.results import ResultStore
+    def __init__(self, inner, meta: dict, command: str, *, resume: bool):
+        self.inner, self.meta, self.command, self.resume = inner, meta, command, resume
+        self.path, self.written = inner.path, set()
 
-        self.inner, self.meta, self.command = ResultStore(path), meta, command
-        self.path = self.inner.path
+    def done(self, key) -> bool:
+        return key in self.written or (self.resume and self.inner.done(key))
 
-    def done(self, key):
-        return self.inner.done(key)
+    def get(self, key) -> dict | None:
+        """The stored record of ``key`` when it counts as done, else None."""
+        if not self.done(key):
+            return None
+        return next((r for r in self.inner.records() if r.get("key") == key), None)
 
     def records(self):
         return self.inner.records()
@@ -130,7 +136,9 @@ class _Store:
             "meta": self.meta,
             **rec,
         }
-        return self.inner.append(full, command=self.command)
+        out = self.inner.append(full, command=self.command)
+        self.written.add(out["key"])
+        return out
 
 
 def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibration) -> dict:
@@ -175,6 +183,24 @@ def _checked(exp: Experiment, cfg: Setup, options: Options) -> dict:
     default_seeds = getattr(cfg, exp.seeds_field)
     seeds = default_seeds if options.seeds is None else check_int(options.seeds, "seeds", low=1)
     return {"seeds": seeds, "p": p, "ps": ps}
+
+
+def _check_model(model_name: str, inputs: Inputs) -> None:
+    """A model to load by name must be a registered causal language model."""
+    if not isinstance(model_name, str):
+        raise TypeError(f"`model_name` must be a str; got {type(model_name).__name__}")
+    if inputs.model is not None:
+        return
+    from companion.llm.registry import get_spec
+
+    spec = get_spec(model_name)
+    if spec.modality != "text" or spec.post_ln:
+        kind = "an encoder" if spec.modality == "text" else f"a {spec.modality} model"
+        raise ValueError(
+            f"`model_name` must be a causal language model (sign flips are scored by "
+            f"next-token NLL), e.g. 'smollm2-135m'; got {model_name!r}, {kind} "
+            f"({spec.architecture})"
+        )
 
 
 def _load(model_name: str, scale: str, inputs: Inputs):
@@ -251,7 +277,8 @@ def run_experiment(
         Results folder; the file is :func:`results_path` (default: the results root's
         ``sign_flips/``, a folder new records may be written to).
     resume : bool
-        Skip settings already stored. Without it an existing file is started afresh.
+        Skip settings already stored. Without it every setting of this run is measured
+        again and replaces its stored record; no other record is removed.
     command : str, optional
         The command line stored with every record (default: this process's).
     progress : bool
@@ -259,12 +286,20 @@ def run_experiment(
 
     Every argument is checked before anything is written: an invalid ``p``, an unknown
     experiment, a layer name that does not match or too few calibration tokens raise
-    ValueError and leave no record.
+    ValueError and leave no record. The results file is checked before the model loads
+    (:class:`companion.results.ResultStore`: a corrupt line is refused, a truncated last
+    line quarantined), so no work is lost to a bad file.
     """
+    from companion.results import ResultStore, experiment_dir
+
     exp = _experiment(experiment)
     options, inputs = options or Options(), inputs or Inputs()
     cfg = options.setup or setup(scale)
     run = _checked(exp, cfg, options)
+    _check_model(model_name, inputs)
+    out = experiment_dir(RESULTS, write=True) if out is None else out
+    results = ResultStore(results_path(out, model_name, experiment, scale))
+    results.recover()
     t_load = time.perf_counter()
     model, tokenizer = _load(model_name, scale, inputs)
     model.eval()
@@ -275,18 +310,11 @@ def run_experiment(
         get_linear(model, target, layers)
     windows, calib = _windows(exp, cfg, tokenizer, inputs, options.calibration)
     load_s = time.perf_counter() - t_load
-    if out is None:
-        from companion.results import experiment_dir
-
-        out = experiment_dir(RESULTS, write=True)
-    path = results_path(out, model_name, experiment, scale)
-    if not resume and os.path.exists(path):
-        os.remove(path)
     meta = _meta(model, model_name, scale, experiment, windows, calib, options.calibration)
     meta.update(seeds=run["seeds"], load_s=load_s)
     if command is None:
         command = _default_command(experiment, model_name, scale, run["seeds"])
-    store = _Store(path, meta, command)
+    store = _Store(results, meta, command, resume=resume)
     ctx = Context(
         model, model_name, scale, cfg, layers, windows, calib, options.calibration, meta,
         store=store, target=target, bar=_bar if progress else (lambda it, desc: it), **run,
