@@ -53,13 +53,16 @@ def _logits(model, ids):
             f"`model` must be a causal language model (its output has logits); got "
             f"{type(model).__name__}, whose output {type(out).__name__} has none"
         )
-    vocab = logits.shape[-1]
+    _check_ids(ids, logits.shape[-1])
+    return logits
+
+
+def _check_ids(ids, vocab: int) -> None:
     if int(ids.max()) >= vocab or int(ids.min()) < 0:
         raise ValueError(
             f"`windows` must hold token ids in [0, {vocab - 1}] (the model's vocabulary); "
             f"got ids in [{int(ids.min())}, {int(ids.max())}]"
         )
-    return logits
 
 
 def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
@@ -85,6 +88,12 @@ def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
             f"`windows` must be a 2-D tensor of at least one window of at least 2 tokens; "
             f"got shape {tuple(windows.shape)}"
         )
+    try:
+        emb = model.get_input_embeddings()
+    except (AttributeError, NotImplementedError):  # not a transformers model
+        emb = None
+    if isinstance(emb, torch.nn.Embedding):  # before the forward pass, which would IndexError
+        _check_ids(windows, emb.num_embeddings)
     p = next(model.parameters())
     sums = np.zeros(windows.shape[0], dtype=np.float64)  # (n_windows,) summed NLL
     with torch.no_grad(), _autocast(model):

@@ -22,7 +22,8 @@ import os
 import shutil
 import time
 
-from companion._validate import check_choice, check_int
+from companion._validate import check_bool, check_choice, check_int
+from companion.llm._checks import check_module, check_optional_str
 from companion.llm.registry import (
     HubUnavailable,
     ModelSpec,
@@ -163,6 +164,20 @@ def build_random(
     (LN γ = 1, β = 0; RMSNorm weight 1; Gemma weight 0, i.e. effective scale 1), seeded by
     ``seed`` through a local generator state (the global torch RNG is restored afterwards).
     """
+    if not isinstance(spec, ModelSpec):
+        raise TypeError(f"`spec` must be a ModelSpec (get_spec(name)); got {type(spec).__name__}")
+    if num_layers is not None:
+        num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
+    if vocab_size is not None:
+        vocab_size = check_int(vocab_size, "vocab_size", low=2)
+    if width is not None:
+        width = check_int(width, "width", low=4)
+        if width % 2:
+            raise ValueError(f"`width` must be even (2 heads of width/2); got {width}")
+    check_int(seed, "seed", low=0)
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TypeError(f"`overrides` must be a dict or None; got {type(overrides).__name__}")
+    check_bool(causal_lm, "causal_lm")
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import build_random_stack
 
@@ -178,9 +193,7 @@ def build_random(
 
     torch = _torch()
     cfg = dict(spec.config)
-    L = spec.n_layers
-    if num_layers is not None:
-        L = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
+    L = spec.n_layers if num_layers is None else num_layers
     for key in ("n_layer", "num_layers", "num_hidden_layers"):
         if key in cfg:
             cfg[key] = L
@@ -348,6 +361,13 @@ def load_model(
     check_choice(init, "init", ("trained", "random"))
     pre = preset(scale)
     dev, dt = check_device(device), _dtype(dtype)
+    if check_optional_str(revision, "revision") is not None and (
+        init != "trained" or spec.source != "hub"
+    ):
+        raise ValueError(
+            f"`revision` must be None unless init='trained' on a hub model; got {revision!r} "
+            f"for {name!r} ({spec.source}, init={init!r})"
+        )
     if num_layers is not None:
         num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
     remove_stale_temporaries(os.path.join(cache_dir(), "models"), _TMP_DIR)  # killed conversions
@@ -441,7 +461,7 @@ def _load_hub(spec: ModelSpec, dev, dt, revision: str | None = None):
 
 def model_info(model) -> dict:
     """Dtype, device and parameter count of a loaded model (stored with every result)."""
-    p = next(model.parameters())
+    p = next(check_module(model).parameters())
     return {
         "dtype": str(p.dtype).removeprefix("torch."),
         "device": str(p.device),

@@ -146,7 +146,9 @@ class ScalePreset:
 
     def n_tokens(self, width: int) -> int:
         """Calibration tokens for a model of this width."""
-        return max(self.min_tokens, self.tokens_per_width * int(width))
+        from companion._validate import check_int
+
+        return max(self.min_tokens, self.tokens_per_width * check_int(width, "width", low=1))
 
 
 _PRESETS = {
@@ -745,6 +747,12 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
     ['minilm-l6', 'whisper-base-decoder', 'whisper-base-encoder', 'smollm2-135m',
      'gemma3-270m']
     """
+    from companion._validate import check_choice
+
+    if norm is not None:
+        check_choice(norm, "norm", ("layernorm", "rmsnorm"))
+    if source is not None:
+        check_choice(source, "source", ("offline", "hub", "random"))
     return [
         s
         for s in _SPECS

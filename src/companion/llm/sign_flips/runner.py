@@ -12,13 +12,20 @@ import sys
 import time
 from dataclasses import dataclass
 
-from companion._validate import check_choice, check_int, check_real
+from companion._validate import check_bool, check_choice, check_int, check_real
+from companion.llm._checks import (
+    check_module,
+    check_optional_str,
+    check_path,
+    check_tokenizer,
+    check_windows,
+)
 from companion.llm.sign_flips.activations import _check_tokens
 from companion.llm.sign_flips.context import Context, Experiment
+from companion.llm.sign_flips.experiments import EXPERIMENTS, format_summary, summarize
 from companion.llm.sign_flips.experiments import experiment as _experiment
-from companion.llm.sign_flips.experiments import format_summary, summarize
-from companion.llm.sign_flips.layers import default_target, get_linear, linear_layers
-from companion.llm.sign_flips.setups import Setup, setup
+from companion.llm.sign_flips.layers import check_layer_name, default_target, linear_layers
+from companion.llm.sign_flips.setups import Setup, _check_rates, setup
 
 __all__ = [
     "Inputs",
@@ -63,6 +70,18 @@ class Options:
     calibration: str = "disjoint"
     setup: Setup | None = None
 
+    def __post_init__(self):
+        if self.seeds is not None:
+            check_int(self.seeds, "seeds", low=1)
+        if self.p is not None:
+            check_real(self.p, "p", low=0.0, high=1.0, low_open=True)
+        if self.ps is not None:
+            object.__setattr__(self, "ps", _check_rates(self.ps, "ps"))
+        check_optional_str(self.layer, "layer")
+        check_choice(self.calibration, "calibration", CALIBRATIONS)
+        if self.setup is not None and not isinstance(self.setup, Setup):
+            raise TypeError(f"`setup` must be a Setup or None; got {type(self.setup).__name__}")
+
 
 @dataclass(frozen=True)
 class Inputs:
@@ -79,11 +98,25 @@ class Inputs:
     calib: object = None
     device: str | None = None
 
+    def __post_init__(self):
+        if self.model is not None:
+            check_module(self.model)
+        if self.tokenizer is not None:
+            check_tokenizer(self.tokenizer)
+        for name in ("windows", "calib"):
+            if getattr(self, name) is not None:
+                check_windows(getattr(self, name), name, min_tokens=2)
+        if self.device is not None:
+            from companion.llm.loading import check_device
+
+            check_device(self.device)
+
 
 def results_path(out, model: str, experiment: str, scale: str = "cpu") -> str:
     """Where an experiment's records live: ``<out>/<model>/<experiment>-<scale>.jsonl``
     (``out=None``: the results root's ``sign_flips/``, :func:`companion.results.locate`)."""
-    if out is None:
+    _check_names(model, experiment, scale)
+    if check_path(out, "out") is None:
         from companion.results import locate
 
         return str(locate(RESULTS, model, f"{experiment}-{scale}.jsonl"))
@@ -97,13 +130,28 @@ def load_results(model: str, experiment: str, *, scale: str = "cpu", out=None) -
     """
     from companion.results import read_jsonl
 
+    _check_names(model, experiment, scale)
     return read_jsonl(results_path(out, model, experiment, scale))
 
 
 def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | None = None) -> str:
     """The CLI command that produces an experiment's results file."""
+    _check_names(model, experiment, scale)
+    if seeds is not None:
+        check_int(seeds, "seeds", low=1)
     cmd = f"companion run sign-flips --experiment {experiment} --model {model} --scale {scale}"
     return cmd + (f" --seeds {seeds}" if seeds else "") + " --resume"
+
+
+def _check_names(model: str, experiment: str, scale: str) -> None:
+    from companion.llm.sign_flips.experiments import EXPERIMENTS
+    from companion.scale import SCALES
+
+    if not isinstance(model, str) or not model or "/" in model or model.startswith("."):
+        got = repr(model) if isinstance(model, str) else type(model).__name__
+        raise TypeError(f"`model` must be a model name (a str, no '/'); got {got}")
+    check_choice(experiment, "experiment", EXPERIMENTS)
+    check_choice(scale, "scale", SCALES)
 
 
 class _Store:
@@ -169,20 +217,12 @@ def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibra
 
 
 def _checked(exp: Experiment, cfg: Setup, options: Options) -> dict:
-    """The run's seeds, p and ps, each checked (defaults from the setup)."""
-    check_choice(options.calibration, "calibration", CALIBRATIONS)
-    p = (
-        cfg.outlier_p
-        if options.p is None
-        else check_real(options.p, "p", low=0.0, high=1.0, low_open=True)
-    )
-    ps = tuple(
-        check_real(q, "p", low=0.0, high=1.0, low_open=True)
-        for q in (options.ps or cfg.leverage_ps)
-    )
-    default_seeds = getattr(cfg, exp.seeds_field)
-    seeds = default_seeds if options.seeds is None else check_int(options.seeds, "seeds", low=1)
-    return {"seeds": seeds, "p": p, "ps": ps}
+    """The run's seeds, p and ps (:class:`Options` checked them; defaults from the setup)."""
+    return {
+        "seeds": getattr(cfg, exp.seeds_field) if options.seeds is None else options.seeds,
+        "p": cfg.outlier_p if options.p is None else options.p,
+        "ps": options.ps or cfg.leverage_ps,
+    }
 
 
 def _check_model(model_name: str, inputs: Inputs) -> None:
@@ -292,8 +332,16 @@ def run_experiment(
     """
     from companion.results import ResultStore, experiment_dir
 
-    exp = _experiment(experiment)
-    options, inputs = options or Options(), inputs or Inputs()
+    exp = _experiment(check_choice(experiment, "experiment", EXPERIMENTS))
+    options = Options() if options is None else options
+    inputs = Inputs() if inputs is None else inputs
+    for name, value, cls in (("options", options, Options), ("inputs", inputs, Inputs)):
+        if not isinstance(value, cls):
+            raise TypeError(f"`{name}` must be {cls.__name__} or None; got {type(value).__name__}")
+    check_bool(resume, "resume")
+    check_bool(progress, "progress")
+    check_optional_str(command, "command")
+    check_path(out, "out")
     cfg = options.setup or setup(scale)
     run = _checked(exp, cfg, options)
     _check_model(model_name, inputs)
@@ -307,7 +355,7 @@ def run_experiment(
     target = None
     if "target" in exp.needs:
         target = default_target(layers) if options.layer is None else options.layer
-        get_linear(model, target, layers)
+        check_layer_name(target, layers, "layer")
     windows, calib = _windows(exp, cfg, tokenizer, inputs, options.calibration)
     load_s = time.perf_counter() - t_load
     meta = _meta(model, model_name, scale, experiment, windows, calib, options.calibration)
