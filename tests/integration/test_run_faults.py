@@ -152,3 +152,14 @@ def test_companion_progress_0_silences_bars_a_caller_asked_for(monkeypatch):
     assert progress(range(3), disable=False).disable
     monkeypatch.setenv("COMPANION_PROGRESS", "1")
     assert not progress(range(3), disable=False).disable
+
+
+def test_build_outputs_of_pip_install_are_git_ignored():
+    """``pip install .`` leaves setuptools' ``build/`` (and ``dist/`` of a wheel build) in
+    the checkout; git must not offer them for a commit."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    for name in ("build/lib/companion/__init__.py", "dist/companion-0.whl"):
+        out = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", name], check=False)
+        assert out.returncode == 0, f"{name} is not git-ignored"
