@@ -144,7 +144,6 @@ def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | N
 
 
 def _check_names(model: str, experiment: str, scale: str) -> None:
-    from companion.llm.sign_flips.experiments import EXPERIMENTS
     from companion.scale import SCALES
 
     if not isinstance(model, str) or not model or "/" in model or model.startswith("."):
