@@ -286,7 +286,8 @@ def figure_html(
             links.append(f'<a download="{name}.svg" href="data:image/svg+xml;base64,{s64}">SVG</a>')
     return (
         f'<figure class="companion-figure"><img src="data:image/png;base64,{png}" alt="{alt}">'
-        f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption></figure>'
+        f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption>'
+        "</figure>"
     )
 
 
