@@ -39,10 +39,10 @@ ALPHAS = (0.01, 0.024, 0.04, 0.07, 0.1, 0.15, 0.2, 0.26, 0.35)
 WIDTHS = (256, 512, 1024, 2048, 4096, 5632)
 
 
-_MARKS = (
+_MARKS = (  # (α, its label on the panel; the two maxima, close together, are named in the legend)
     (lv.ABSTRACT_ALPHA_MEDIAN, "abstract median 0.024"),
-    (lv.ABSTRACT_ALPHA_MAX, "abstract max 0.26"),
-    (lv.AUTHOR_ALPHA_MAX, "author's JSON max 0.289"),
+    (lv.ABSTRACT_ALPHA_MAX, None),
+    (lv.AUTHOR_ALPHA_MAX, None),
 )
 
 _STYLES = (
@@ -86,17 +86,12 @@ def _panel(ax, scaled: bool):
     )
     (now,) = ax.plot([], [], "D", color="k", ms=7, label=None if scaled else "current α")
     for i, (x, text) in enumerate(_MARKS):
-        ax.axvline(x, color=COLORS["grey"], lw=1, ls=(0, (1, 2)))
-        if not scaled:  # the median's label hangs from the top, where the curves are low
-            top = i == 0
+        named = not scaled and i == 1
+        label = "largest α: 0.26, 0.289" if named else None
+        ax.axvline(x, color=COLORS["grey"], lw=1, ls=(0, (1, 2)), label=label)
+        if not scaled and text:  # it hangs from the top, where the curves are low
             ax.text(
-                x,
-                0.98 if top else 0.02,
-                text,
-                rotation=90,
-                va="top" if top else "bottom",
-                ha="left" if i == 2 else "right",
-                transform=ax.get_xaxis_transform(),
+                x, 0.98, text, rotation=90, va="top", ha="right", transform=ax.get_xaxis_transform()
             )
     if scaled:
         ax.set(

@@ -134,7 +134,8 @@ def _depth_move(artists, depth, p, activation, m, samples, seeds, **kw):
     ]
     stars.set_data([1, 1, 1], ones)
     axes = stars.axes
-    axes.set_title(f"{activation}, p = {p:g}, m = {m}, {seeds} seeds × {samples}")
+    name = {"relu": "ReLU", "silu": "SiLU"}.get(activation, activation)
+    axes.set_title(f"{name}, p = {p:g}, m = {m}, {seeds} seeds × {samples}")
 
 
 _FITS = (("V2 norm.", "sim"), ("V2 first", "alt"), ("V3", "theory"))
