@@ -111,7 +111,9 @@ def _profile_move(artists, depth, cancel, d, n, seed, **_):
     ceiling.set_data(ell, _floor(prof["ceiling"][: depth + 1]))
     for line in (cancelling, ceiling):
         line.set_visible(cancel > 0)
-    title.set_text(f"c = {cancel:g}: min λ(sym B) = {prof['pairing'][:depth].min():+.2f}")
+    low = prof["pairing"][:depth].min()
+    low = 0.0 if abs(low) < 0.005 else low  # not "-0.00"
+    title.set_text(f"c = {cancel:g}: min λ(sym B) = {low:.2f}")
 
 
 def _centred_panel(ax, **_):
