@@ -37,6 +37,9 @@ __all__ = [
 
 CHAPTER = docname(__name__)
 
+#: Controls land in the next commits of issue 10.
+_PENDING = "control not written yet"
+
 
 @dataclass(frozen=True)
 class Sizes:
@@ -413,9 +416,19 @@ def _trained_deepening(scale: str = "cpu", full: bool = False) -> Measurement:
 _COMMON = dict(paper="shirodkar", chapter=CHAPTER, heavy=True)
 
 
+def _models(norm: str | None = None) -> tuple:
+    """Registered models (of one norm type): the set a model claim measures."""
+    from companion.llm.registry import list_models
+
+    return tuple(s.name for s in list_models(norm=norm))
+
+
 register(
     Claim(
         id="shirodkar.init_alignment_ln",
+        evidence="model",
+        control_none=_PENDING,
+        models=_models("layernorm"),
         statement="At random initialisation the bottom singular direction of the post-final-norm "
         "centred covariance equals γ⁻¹/‖γ⁻¹‖ to four decimals in every LayerNorm model.",
         paper_value="|cos| = 1 to 4 decimals, 9/9 LN models",
@@ -433,6 +446,9 @@ register(
 register(
     Claim(
         id="shirodkar.init_absent_rms",
+        evidence="model",
+        control_none=_PENDING,
+        models=_models("rmsnorm"),
         statement="In RMSNorm models the γ⁻¹ kernel direction is absent: the bottom direction is "
         "unrelated to γ⁻¹.",
         paper_value="absent 5/5 (|cos| ≈ 0.015 on average, secondary)",
@@ -448,6 +464,9 @@ register(
 register(
     Claim(
         id="shirodkar.classifier",
+        evidence="model",
+        control_none=_PENDING,
+        models=_models(),
         statement="The presence of the γ⁻¹ kernel, read from the parameters plus one forward pass, "
         "classifies the normalisation (LayerNorm vs RMSNorm).",
         paper_value="correct on all 14 models",
@@ -464,6 +483,9 @@ register(
 register(
     Claim(
         id="shirodkar.trained_kernel_ln",
+        evidence="model",
+        control_none=_PENDING,
+        models=("minilm-l6",),
         statement="The γ⁻¹ kernel is exact on trained LayerNorm checkpoints, for any input "
         "distribution.",
         paper_value="exact algebraic kernel (T1)",
@@ -480,6 +502,9 @@ register(
 register(
     Claim(
         id="shirodkar.sigma_min_models",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m", "gemma3-270m"),
         statement="The residual stream's smallest singular value is preserved block to block "
         "(σ_min ratio ≥ 1) on the pre-norm stream.",
         paper_value="13/14 models (exception Gemma 4-31B)",
@@ -496,6 +521,9 @@ register(
 register(
     Claim(
         id="shirodkar.trained_deepening",
+        evidence="model",
+        control_none=_PENDING,
+        models=("minilm-l6",),
         statement="From random init to trained weights the covariance eigenvalue along v* deepens "
         "by about 10³.",
         paper_value="~10³×",
