@@ -898,3 +898,11 @@ register(
         **_COMMON,
     )
 )
+
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-dd-at-scale",
+    "punchline": "shirodkar.init_alignment_ln",
+    "exercise": "ex-scale-tiny-gamma",
+}

@@ -185,3 +185,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-leverage",
+    "punchline": "dong.leverage",
+    "exercise": "ex-lev-expand",
+}
