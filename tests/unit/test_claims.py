@@ -77,6 +77,8 @@ def test_deviation_without_reason_is_refused():
         tolerance="t",
         provenance=("reconstruction",),
         measure=lambda scale, full: claims.Measurement(value=2.0, agrees=False),
+        evidence="simulation",
+        control_none="a test claim",
     )
     with pytest.raises(
         ValueError, match=re.escape("`reason` must be given when claim 'dong.test_only' deviates")
@@ -97,6 +99,8 @@ def test_not_run_is_reported_not_raised():
         tolerance="t",
         provenance=("reconstruction",),
         measure=measure,
+        evidence="simulation",
+        control_none="a test claim",
         heavy=True,
     )
     r = claims.run(c)
@@ -108,9 +112,7 @@ def test_bad_inputs():
         ValueError, match=re.escape("`paper` must be one of 'dong', 'shirodkar'; got 'x'")
     ):
         claims.all_claims("x")
-    with pytest.raises(
-        KeyError, match=re.escape("`claim_id` must be a registered claim; got 'nope'")
-    ):
+    with pytest.raises(KeyError, match=re.escape("unknown claim id 'nope' (known: ")):
         claims.get("nope")
 
 
@@ -139,3 +141,89 @@ def test_every_chapter_has_claims_and_the_ledger_is_in_book_order():
 
     chapters = [c.chapter for c in claims.all_claims()]
     assert sorted(set(chapters), key=chapters.index) == ["book/" + c for c in CHAPTERS]
+
+
+def _claim(**kw):
+    base = dict(
+        id="dong.test_only3",
+        paper="dong",
+        statement="s",
+        paper_value="1",
+        method="m",
+        tolerance="t",
+        provenance=("abstract",),
+        measure=lambda scale, full: claims.Measurement(value=1.0, agrees=True),
+        evidence="simulation",
+        control_none="a test claim",
+    )
+    return claims.Claim(**(base | kw))
+
+
+def test_every_claim_declares_its_evidence_and_its_control():
+    for c in claims.all_claims():
+        assert c.evidence in claims.EVIDENCE, c.id
+        assert (c.control is not None and c.control_method) or c.control_none, c.id
+        if c.evidence == "model":
+            assert c.models, c.id
+
+
+def test_a_claim_is_refused_without_evidence_or_control():
+    with pytest.raises(ValueError, match="`evidence` must be one of 'identity', "):
+        _claim(evidence="vibes")
+    with pytest.raises(ValueError, match="needs a `control` or, in `control_none`"):
+        _claim(control_none="")
+    with pytest.raises(ValueError, match="`control_method` must say"):
+        _claim(control=lambda scale, full: None)
+    with pytest.raises(ValueError, match="must name where it comes from"):
+        _claim(evidence="paper-number", provenance=("reconstruction",))
+    with pytest.raises(ValueError, match="a model claim must name its `models`"):
+        _claim(evidence="model")
+
+
+def test_the_control_runs_next_to_the_measure():
+    def control(scale, full):
+        return claims.Measurement(value=5.0, agrees=False, detail="the wrong constant")
+
+    r = claims.run(_claim(control=control, control_method="compare with 5", control_none=""))
+    assert (r.status, r.control_status, r.control_value) == ("reproduced", "deviates", 5.0)
+    passed = _claim(
+        control=lambda scale, full: claims.Measurement(value=1.0, agrees=True),
+        control_method="a control that cannot fail",
+        control_none="",
+    )
+    assert claims.run(passed).control_status == "reproduced"  # a defect the tests catch
+    assert claims.run(_claim()).control_status == "none"
+
+
+def test_json_carries_evidence_control_and_what_it_was_measured_on(capsys):
+    assert main(["claims", "--json", "--id", "dong.fact1"]) == 0
+    (out,) = json.loads(capsys.readouterr().out)
+    assert out["evidence"] == "simulation"
+    assert out["control_status"] in claims.CONTROL_STATUSES
+    assert out["measured_on"]["where"] == "this build"
+    assert out["measured_on"]["machine"] == claims.machine()
+
+
+def test_an_unknown_claim_id_is_one_error_line_and_exit_code_2(capsys):
+    assert main(["claims", "--id", "bogus.claim"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown claim id 'bogus.claim' (known: ")
+    assert "Traceback" not in err and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exc:
+        main(["claims", "--paper", "bogus"])
+    assert exc.value.code == 2
+
+
+def test_complete_counts_the_expected_records_and_runs_only_the_missing():
+    ran, store = [], {"a"}
+
+    def run(missing):
+        ran.append(list(missing))
+        store.update(missing)
+
+    with pytest.raises(claims.NotRun, match="1 of 3 expected records present; missing: b, c"):
+        claims.complete(["a", "b", "c"], lambda: store, command="x")
+    assert claims.complete(["a", "b", "c"], lambda: store, command="x", full=True, run=run) == (
+        "3 of 3 records"
+    )
+    assert ran == [["b", "c"]]

@@ -6,9 +6,22 @@ order). A claim's ``measure(scale, full)`` reads the chapter's ``SIZES[scale]`` 
 :class:`Measurement`; :func:`run` times it and turns it into a :class:`ClaimResult` with a
 status:
 
-* ``reproduced``: our measurement agrees with the paper within the claim's tolerance;
+* ``reproduced``: our measurement agrees with the claim's reference within the claim's
+  tolerance (4 standard errors wherever a standard error exists);
 * ``deviates``: it does not, and ``reason`` says why (always written out);
-* ``not-run``: it needs ``--full`` (a model run) or a results file that is absent.
+* ``not-run``: it needs what this machine lacks (a GPU, a hub checkpoint, the paper's PDF) or
+  records that are absent or incomplete; ``reason`` says which, and the command that makes them.
+
+Every claim declares its **evidence** (:data:`EVIDENCE`): what kind of check it is. An
+``identity`` or a ``simulation`` checks our own mathematics; only ``paper-number``,
+``author-result`` and ``model`` claims face a number somebody else measured, so a reproduced
+identity never counts as a reproduced paper number (the ledger counts them apart).
+
+Every claim also carries a **negative control** (``control(scale, full)``): the same measure
+run where the claim must fail (RMSNorm in place of LayerNorm, a shuffled γ, the wrong constant,
+an injected compounding...). :func:`run` runs it next to the measure; it must come out
+``deviates``, which shows that the check can fail. A claim without an honest control says why
+in ``control_none``.
 
 The CLI ``companion claims``, the book's ledger page and every chapter's claims box
 (:func:`claims_box`) read this registry.
@@ -18,22 +31,28 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from companion.scale import check_scale
 
 __all__ = [
+    "CONTROL_STATUSES",
     "Claim",
     "ClaimResult",
+    "EVIDENCE",
     "Measurement",
     "NotRun",
     "PROVENANCE",
     "STATUSES",
     "all_claims",
     "claims_box",
+    "complete",
+    "counts",
     "get",
     "ledger_table",
+    "machine",
+    "measured_on_records",
     "register",
     "run",
     "run_many",
@@ -49,20 +68,64 @@ PROVENANCE = {
     "seed-only": "an AI-written seed summary only (unverified)",
     "reconstruction": "our own re-derivation (not the paper's text)",
 }
+
+#: What kind of check a claim is. Only the last three face somebody else's number.
+EVIDENCE = {
+    "identity": "an algebraic identity checked numerically (it faces no measurement)",
+    "simulation": "Monte Carlo against a closed form, within 4 standard errors",
+    "paper-number": "our measurement against a number the paper (or its README) states",
+    "author-result": "our measurement against the author's own code or stored results",
+    "model": "a measurement on real checkpoints (the row names the models, scale and machine)",
+}
 STATUSES = ("reproduced", "deviates", "not-run")
+#: A control's outcome: ``deviates`` is what a control must give; ``reproduced`` means the
+#: check could not tell the control from the claim (a defect); ``none``: no honest control.
+CONTROL_STATUSES = ("deviates", "reproduced", "not-run", "none")
 _REGISTRY: dict[str, Claim] = {}
 
 
 class NotRun(Exception):
-    """Raised by a measure that cannot run now (needs ``--full`` or a results file)."""
+    """Raised by a measure that cannot run here.
+
+    Parameters
+    ----------
+    why : str
+        What is missing, in words (the ledger prints it).
+    needs : str, optional
+        What it needs that this machine lacks (a GPU, a hub checkpoint, the PDF).
+    command : str, optional
+        The exact command that produces its records.
+    present, expected : int, optional
+        For a claim over a set of records: how many it found and how many it expects.
+    missing : tuple of str, optional
+        The names of the missing records.
+    """
+
+    def __init__(
+        self,
+        why: str,
+        *,
+        needs: str = "",
+        command: str = "",
+        present: int | None = None,
+        expected: int | None = None,
+        missing: tuple = (),
+    ):
+        super().__init__(why)
+        self.needs, self.command = needs, command
+        self.present, self.expected, self.missing = present, expected, tuple(missing)
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """What a claim's measure returns.
+    """What a claim's measure (or its control) returns.
 
     ``agrees`` decides the status (True: reproduced, False: deviates, in which case
     ``reason`` must say why). ``value`` is what the book prints as "ours".
+
+    ``source`` names the results file and command a model measurement read ("" when it was
+    measured in this build); ``measured_on`` says on what (see :func:`measured_on_records`):
+    models, scale, machine, date, and how many of the expected records were present.
     """
 
     value: float | str
@@ -70,7 +133,8 @@ class Measurement:
     stderr: float | None = None
     detail: str = ""
     reason: str = ""
-    source: str = "computed now"  # or the results file + command that produced it
+    source: str = ""
+    measured_on: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +147,8 @@ class Claim:
         ``<paper>.<result>[.<part>]``, fixed (external checks use it).
     paper : {"dong", "shirodkar"}
     statement : str
-        The claim in one sentence, in the paper's voice (paraphrased).
+        What is measured and on what, in one sentence (a synthetic check names no models; a
+        model claim names its models).
     paper_value : str
         The paper's number or statement, as text (e.g. ``"2/pi = 0.6366"``).
     method : str
@@ -93,11 +158,26 @@ class Claim:
     provenance : tuple of str
         Keys of :data:`PROVENANCE`.
     measure : callable
-        ``measure(scale) -> Measurement``; may raise :class:`NotRun`.
+        ``measure(scale, full) -> Measurement``; may raise :class:`NotRun`.
+    evidence : str
+        A key of :data:`EVIDENCE`.
+    control : callable, optional
+        ``control(scale, full) -> Measurement``: the same measure where the claim must fail;
+        it must come out ``deviates`` (``agrees=False``).
+    control_method : str
+        What the control changes, in words (required with ``control``).
+    control_none : str
+        Why the claim has no honest control (required without ``control``).
+    models : tuple of str
+        Model claims: the registered models it measures (or would measure).
+    needs : str
+        What the claim needs where it cannot run (GPU, hub checkpoint, the PDF).
+    command : str
+        The exact command that produces its records.
     chapter : str
         Book page that derives it (``book/...`` without suffix).
     heavy : bool
-        True for model experiments: only run with ``--full``.
+        True for model experiments: they read results files, and run with ``--full``.
     """
 
     id: str
@@ -108,6 +188,13 @@ class Claim:
     tolerance: str
     provenance: tuple
     measure: Callable = field(repr=False)
+    evidence: str = ""
+    control: Callable | None = field(default=None, repr=False)
+    control_method: str = ""
+    control_none: str = ""
+    models: tuple = ()
+    needs: str = ""
+    command: str = ""
     chapter: str = ""
     heavy: bool = False
 
@@ -117,14 +204,35 @@ class Claim:
         bad = [p for p in self.provenance if p not in PROVENANCE]
         if bad:
             raise ValueError(f"`provenance` must use keys of PROVENANCE; got {bad!r}")
+        if self.evidence not in EVIDENCE:
+            opts = ", ".join(repr(k) for k in EVIDENCE)
+            raise ValueError(f"`evidence` must be one of {opts}; got {self.evidence!r}")
+        if self.control is None and not self.control_none:
+            raise ValueError(
+                f"claim {self.id!r} needs a `control` or, in `control_none`, the reason it "
+                "has no honest one"
+            )
+        if self.control is not None and not self.control_method:
+            raise ValueError(f"`control_method` must say what claim {self.id!r}'s control does")
+        if self.evidence in ("paper-number", "author-result") and set(self.provenance) <= {
+            "reconstruction"
+        }:
+            raise ValueError(
+                f"a {self.evidence} claim faces a number the paper or the author states: "
+                f"`provenance` of {self.id!r} must name where it comes from; got "
+                f"{self.provenance!r}"
+            )
+        if self.evidence == "model" and not self.models:
+            raise ValueError(f"a model claim must name its `models`; {self.id!r} names none")
 
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """A claim's status now: value, standard error, status, runtime."""
+    """A claim's status, with its control's outcome and what it was measured on."""
 
     id: str
     paper: str
+    evidence: str
     statement: str
     paper_value: str
     value: float | str | None
@@ -136,6 +244,17 @@ class ClaimResult:
     source: str = ""
     provenance: tuple = ()
     chapter: str = ""
+    method: str = ""
+    tolerance: str = ""
+    models: tuple = ()
+    measured_on: dict = field(default_factory=dict)
+    needs: str = ""
+    command: str = ""
+    control_method: str = ""
+    control_status: str = "none"
+    control_value: float | str | None = None
+    control_detail: str = ""
+    control_none: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -178,151 +297,263 @@ def all_claims(paper: str | None = None, *, include_heavy: bool = True) -> list[
 
 
 def get(claim_id: str) -> Claim:
-    """The claim with this id."""
+    """The claim with this id.
+
+    Raises
+    ------
+    KeyError
+        For an unknown id; the message names a few known ids and how to list them all.
+    """
     _load()
     try:
         return _REGISTRY[claim_id]
     except KeyError:
-        raise KeyError(f"`claim_id` must be a registered claim; got {claim_id!r}") from None
+        known = [c.id for c in _book_order()]
+        near = [k for k in known if k.split(".")[0] == str(claim_id).split(".")[0]] or known
+        shown = ", ".join(near[:4]) + (", …" if len(near) > 4 else "")
+        raise KeyError(
+            f"unknown claim id {claim_id!r} (known: {shown}; {len(known)} in all, listed by "
+            "`companion claims --list`)"
+        ) from None
 
 
-def run(claim: Claim | str, *, scale: str = "cpu", full: bool = False) -> ClaimResult:
-    """Measure one claim now at ``scale`` (``"cpu"``, ``"full"`` or ``"smoke"``). Heavy claims
-    read a results file and are ``not-run`` without it unless ``full`` (then they run the
-    experiment first)."""
+def machine() -> str:
+    """This machine in a few words (architecture, CPU cores, GPU if torch is loaded and sees
+    one), e.g. ``"x86_64 CPU, 2 cores"``."""
+    import os
+    import platform
+    import sys
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 0
+    text = f"{platform.machine() or 'unknown'} CPU, {cores} core{'s' if cores != 1 else ''}"
+    torch = sys.modules.get("torch")  # never import torch just to describe the machine
+    if torch is not None and torch.cuda.is_available():
+        text += f", GPU {torch.cuda.get_device_name(0)}"
+    return text
+
+
+def _today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def _record_machine(rec: dict) -> str:
+    host = rec.get("host") or {}
+    text = f"{host.get('machine') or 'unknown'} CPU"
+    if host.get("cpus"):
+        text += f", {host['cpus']} cores"
+    gpu = host.get("gpu")
+    if gpu:
+        text += f", GPU {gpu}"
+    elif str(rec.get("device", "")).startswith("cuda"):
+        text += ", GPU"
+    return text
+
+
+def measured_on_records(
+    records: Iterable[dict], *, file: str, scale: str, models: Iterable[str] = ()
+) -> dict:
+    """``measured_on`` of a measurement read from results records: where (the results file,
+    relative to the results root), the scale, the machines and dates that wrote the records,
+    their commands and the models (display names from the registry where known).
+
+    Examples
+    --------
+    >>> recs = [{"time": "2026-11-29T16:09:32Z", "host": {"machine": "x86_64"},
+    ...          "command": "companion run x"}]
+    >>> m = measured_on_records(recs, file="x/y.jsonl", scale="cpu")
+    >>> m["where"], m["date"], m["machine"]
+    ('results file', '2026-11-29', 'x86_64 CPU')
+    """
+    recs = list(records)
+    days = sorted({str(r["time"])[:10] for r in recs if r.get("time")})
+    date = days[0] if len(days) == 1 else (f"{days[0]} to {days[-1]}" if days else "unknown")
+    machines = sorted({_record_machine(r) for r in recs})
+    commands = sorted({r["command"] for r in recs if r.get("command")})
+    return {
+        "where": "results file",
+        "file": file,
+        "scale": scale,
+        "date": date,
+        "machine": "; ".join(machines) or "unknown",
+        "models": [_display_name(m) for m in models],
+        "commands": commands,
+    }
+
+
+def _display_name(model: str) -> str:
+    """The registry's display name of a model (the name itself when it is not registered)."""
+    try:
+        from companion.llm.registry import get_spec
+
+        spec = get_spec(model)
+    except Exception:  # the registry is optional (no llm extras) or the name is unregistered
+        return model
+    return getattr(spec, "display", None) or model
+
+
+def complete(
+    expected: Iterable[str],
+    present: Callable[[], Iterable[str]],
+    *,
+    command: str,
+    full: bool = False,
+    run: Callable[[list], object] | None = None,
+    what: str = "records",
+) -> str:
+    """Check that a claim over a set of records has every record it expects.
+
+    ``present()`` lists the names of the records stored now. When some are missing and
+    ``full`` is set, ``run(missing)`` produces them (resumably) and they are counted again.
+    A claim never reports a status on a subset: with records still missing this raises
+    :class:`NotRun` naming them. Returns ``"n of n records"``.
+
+    Examples
+    --------
+    >>> complete(["a", "b"], lambda: ["a", "b", "c"], command="make it")
+    '2 of 2 records'
+    >>> try:
+    ...     complete(["a", "b", "c"], lambda: ["a"], command="make it")
+    ... except NotRun as why:
+    ...     print(why.present, why.expected, why.missing)
+    1 3 ('b', 'c')
+    """
+    want = list(dict.fromkeys(expected))
+    have = set(present())
+    missing = [k for k in want if k not in have]
+    if missing and full and run is not None:
+        run(missing)
+        have = set(present())
+        missing = [k for k in want if k not in have]
+    n = len(want)
+    if missing:
+        few = ", ".join(missing[:5]) + (
+            f" … and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise NotRun(
+            f"{n - len(missing)} of {n} expected {what} present; missing: {few}; produce them "
+            f"with `{command}` (or `companion claims --full`)",
+            command=command,
+            present=n - len(missing),
+            expected=n,
+            missing=tuple(missing),
+        )
+    return f"{n} of {n} {what}"
+
+
+def _build_measured_on(scale: str) -> dict:
+    return {"where": "this build", "date": _today(), "machine": machine(), "scale": scale}
+
+
+def _run_control(c: Claim, scale: str, full: bool) -> dict:
+    if c.control is None:
+        return {"control_status": "none"}
+    try:
+        m = c.control(scale=scale, full=full)
+    except NotRun as why:
+        return {"control_status": "not-run", "control_detail": str(why)}
+    return {
+        "control_status": "reproduced" if m.agrees else "deviates",
+        "control_value": m.value,
+        "control_detail": m.detail or m.reason,
+    }
+
+
+def run(
+    claim: Claim | str, *, scale: str = "cpu", full: bool = False, controls: bool = True
+) -> ClaimResult:
+    """Measure one claim at ``scale`` (``"cpu"``, ``"full"`` or ``"smoke"``), and its control.
+
+    Heavy claims read results files and are ``not-run`` when records are absent or incomplete
+    unless ``full`` (then they run what is missing first). ``controls=False`` skips the
+    control (its status is then ``not-run``)."""
     check_scale(scale)
     c = get(claim) if isinstance(claim, str) else claim
+    common = dict(
+        id=c.id,
+        paper=c.paper,
+        evidence=c.evidence,
+        statement=c.statement,
+        paper_value=c.paper_value,
+        provenance=c.provenance,
+        chapter=c.chapter,
+        method=c.method,
+        tolerance=c.tolerance,
+        models=tuple(_display_name(m) for m in c.models),
+        needs=c.needs,
+        command=c.command,
+        control_method=c.control_method,
+        control_none=c.control_none,
+    )
     t0 = time.perf_counter()
     try:
         m = c.measure(scale=scale, full=full)
     except NotRun as why:
+        ctl = _run_control(c, scale, full) if controls else {"control_status": "not-run"}
+        if c.control is None:
+            ctl = {"control_status": "none"}
         return ClaimResult(
-            c.id,
-            c.paper,
-            c.statement,
-            c.paper_value,
-            None,
-            None,
-            "not-run",
-            time.perf_counter() - t0,
+            **common | {"needs": why.needs or c.needs, "command": why.command or c.command},
+            value=None,
+            stderr=None,
+            status="not-run",
+            runtime_s=time.perf_counter() - t0,
             reason=str(why),
-            provenance=c.provenance,
-            chapter=c.chapter,
+            measured_on={"where": "not run", "scale": scale}
+            | ({"records": f"{why.present} of {why.expected}"} if why.expected is not None else {}),
+            **ctl,
         )
     status = "reproduced" if m.agrees else "deviates"
     if status == "deviates" and not m.reason:
         raise ValueError(
             f"`reason` must be given when claim {c.id!r} deviates; got an empty string"
         )
+    runtime = time.perf_counter() - t0
+    ctl = _run_control(c, scale, full) if controls else {"control_status": "not-run"}
+    if c.control is None:
+        ctl = {"control_status": "none"}
     return ClaimResult(
-        c.id,
-        c.paper,
-        c.statement,
-        c.paper_value,
-        m.value,
-        m.stderr,
-        status,
-        time.perf_counter() - t0,
-        m.detail,
-        m.reason,
-        m.source,
-        c.provenance,
-        c.chapter,
+        **common,
+        value=m.value,
+        stderr=m.stderr,
+        status=status,
+        runtime_s=runtime,
+        detail=m.detail,
+        reason=m.reason,
+        source=m.source,
+        measured_on=m.measured_on or _build_measured_on(scale),
+        **ctl,
     )
 
 
 def run_many(
-    paper: str | None = None, *, full: bool = False, scale: str = "cpu", ids=None
+    paper: str | None = None,
+    *,
+    full: bool = False,
+    scale: str = "cpu",
+    ids=None,
+    controls: bool = True,
 ) -> list[ClaimResult]:
-    """Run every claim (of one paper, or the listed ids)."""
+    """Run every claim (of one paper, or the listed ids) and its control."""
     claims = [get(i) for i in ids] if ids else all_claims(paper)
-    return [run(c, scale=scale, full=full) for c in claims]
+    return [run(c, scale=scale, full=full, controls=controls) for c in claims]
 
 
-def _fmt_value(r: ClaimResult) -> str:
-    if r.value is None:
-        return "—"
-    if isinstance(r.value, str):
-        return r.value
-    if r.stderr:
-        return f"{r.value:.4g} ± {r.stderr:.2g}"
-    return f"{r.value:.4g}"
-
-
-_BADGE = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
-
-
-def _html_table(results: list[ClaimResult], *, show_chapter: bool) -> str:
-    import html
-
-    rows = []
+def counts(results: Iterable[ClaimResult]) -> dict:
+    """``{paper: {status: {evidence: n}}}`` over results (every status and kind present,
+    zeros included)."""
+    out: dict = {}
     for r in results:
-        prov = ", ".join(r.provenance)
-        note = r.reason or r.detail
-        chap = ""
-        if show_chapter and r.chapter:
-            link, name = html.escape(_rel_link(r.chapter)), html.escape(r.chapter.split("/")[-1])
-            chap = f'<td><a href="{link}">{name}</a></td>'
-        source = f"{html.escape(r.source)}; {r.runtime_s:.2f} s"
-        rows.append(
-            f'<tr class="claim-{r.status}"><td><code>{html.escape(r.id)}</code></td>'
-            f"<td>{html.escape(r.statement)}</td><td>{html.escape(r.paper_value)}</td>"
-            f"<td>{html.escape(_fmt_value(r))}</td>"
-            f'<td class="claim-status">{_BADGE[r.status]}</td><td>{html.escape(prov)}</td>'
-            f"<td>{html.escape(note)}<br><small>{source}</small></td>"
-            f"{chap}</tr>"
-        )
-    head = (
-        "<tr><th>claim</th><th>statement</th><th>paper</th><th>ours</th><th>status</th>"
-        "<th>provenance</th><th>notes</th>" + ("<th>chapter</th>" if show_chapter else "") + "</tr>"
-    )
-    return f'<table class="claims-table">{head}{"".join(rows)}</table>'
-
-
-def _rel_link(chapter: str) -> str:
-    # ledger page is book/ledger.html; chapters are book/<part>/<name>.html
-    return chapter.removeprefix("book/") + ".html"
-
-
-class _Table:
-    """Rich display: HTML in the book, plain text in a terminal."""
-
-    def __init__(self, results, show_chapter):
-        self.results, self.show_chapter = results, show_chapter
-
-    def _repr_html_(self):
-        return _html_table(self.results, show_chapter=self.show_chapter)
-
-    def __repr__(self):
-        return "\n".join(f"{r.id:38s} {r.status:10s} {_fmt_value(r)}" for r in self.results)
-
-
-def claims_box(chapter, *, scale: str) -> _Table:
-    """The claims box that ends a chapter: its claims, measured now at the chapter's scale.
-
-    Parameters
-    ----------
-    chapter : module or str
-        The chapter module (``companion.chapters.<part>.<chapter>``) or its name
-        (``"<part>/<chapter>"``).
-    scale : {"cpu", "full", "smoke"}
-        The scale the chapter ran at (``companion.scale.SCALE``): a box measured at another
-        scale than the numbers above it would contradict them, so there is no default.
-    """
-    from companion.chapters import docname, module
-
-    doc = docname(module(chapter))
-    mine = [c for c in all_claims() if c.chapter == doc]
-    if not mine:
-        raise ValueError(f"`chapter` must have registered claims; got {chapter!r} (none)")
-    return _Table([run(c, scale=scale) for c in mine], show_chapter=False)
-
-
-def ledger_table(paper: str | None = None, *, full: bool = False, scale: str = "cpu") -> _Table:
-    """Every claim (of one paper) with its status, for the book's ledger page."""
-    return _Table(run_many(paper, full=full, scale=scale), show_chapter=True)
+        per = out.setdefault(r.paper, {s: dict.fromkeys(EVIDENCE, 0) for s in STATUSES})
+        per[r.status][r.evidence] += 1
+    return out
 
 
 def to_json(results: list[ClaimResult]) -> str:
     """JSON list of result dicts (the CLI's ``--json``)."""
     return json.dumps([r.to_dict() for r in results], indent=2, default=str)
+
+
+from companion.claims.render import claims_box, ledger_table  # noqa: E402  (uses the above)

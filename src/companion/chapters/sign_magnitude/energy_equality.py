@@ -27,6 +27,9 @@ __all__ = ["SIZES", "FLIP_RATES", "draw", "explore"]
 
 CHAPTER = docname(__name__)
 
+#: Controls land in the next commits of issue 10.
+_PENDING = "control not written yet"
+
 
 @dataclass(frozen=True)
 class Sizes:
@@ -187,6 +190,8 @@ def _prop1_single(scale: str = "cpu", full: bool = False) -> Measurement:
 register(
     Claim(
         id="dong.prop1.energy",
+        evidence="simulation",
+        control_none=_PENDING,
         paper="dong",
         statement="For x̂ uniform on the sphere, E‖ΔW x̂‖² = ‖ΔW‖²_F / n: Frobenius-matched "
         "perturbations inject equal energy.",
@@ -203,6 +208,8 @@ register(
 register(
     Claim(
         id="dong.prop1.single_layer",
+        evidence="simulation",
+        control_none=_PENDING,
         paper="dong",
         statement="One linear layer: sign flips have radial fraction → p, independent noise 1/m; "
         "with RMSNorm, T_noise/T_sign → 1/(1−p).",

@@ -34,6 +34,9 @@ __all__ = [
 
 CHAPTER = docname(__name__)
 
+#: Controls land in the next commits of issue 10.
+_PENDING = "control not written yet"
+
 
 @dataclass(frozen=True)
 class Sizes:
@@ -366,6 +369,8 @@ def _no_compounding(scale: str = "cpu", full: bool = False) -> Measurement:
 register(
     Claim(
         id="dong.multilayer.no_compounding",
+        evidence="author-result",
+        control_none=_PENDING,
         paper="dong",
         statement="Multi-layer compounding of the 2.75× factor, C_L ~ (π/(π−2))^{βL}, is not "
         "supported: "
