@@ -18,7 +18,7 @@ from companion.chapters import docname
 from companion.claims import Claim, Measurement, NotRun, register
 from companion.llm.sign_flips import SETUPS, Setup
 from companion.plotting import COLORS, legend, set_errorbar
-from companion.tables import Table, table
+from companion.tables import Table, pm, table
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
 
@@ -435,11 +435,16 @@ def outlier_ratios(s: dict) -> Table:
     return table(rows, formats=fmt, caption=f"Exp D, outlier / non-outlier: {_setting(s)}")
 
 
-def outlier_conditions(s: dict) -> Table:
-    """Exp D: every pool and kind of perturbation, its ΔNLL, PPL, flips and rescaling."""
+def outlier_conditions(s: dict, ln_v: float | None = None) -> Table:
+    """Exp D: every pool and kind of perturbation, its ΔNLL, PPL, flips and rescaling;
+    ``ln_v``, the NLL of uniform guessing over the vocabulary, is set beside the NLL of the
+    rescaled outlier flips."""
     from companion.llm.sign_flips import PAPER
 
     c = s["conditions"]
+    nll_out = None
+    if ln_v is not None and "outlier|scaled_flip" in c:
+        nll_out = s["baseline_nll"] + c["outlier|scaled_flip"]["dnll"]
     per_flip = (c["outlier|flip"]["dnll"] / c["outlier|flip"]["n_flips"]) / (
         c["non|flip"]["dnll"] / c["non|flip"]["n_flips"]
     )
@@ -461,9 +466,46 @@ def outlier_conditions(s: dict) -> Table:
         f"{c['all|magnitude']['dnll'] / c['all|flip']['dnll']:.3g}",
         f"paper (TinyLlama-1.1B, rescaled, overlapping calibration): ΔNLL ratio "
         f"{PAPER['outlier_nll_ratio_abstract']:g}×",
+        *(
+            [
+                f"rescaled outlier flips: NLL {nll_out:.1f} nats (median over seeds), "
+                f"ln V = {ln_v:.2f} (uniform guessing)"
+            ]
+            if nll_out is not None
+            else []
+        ),
     )
     fmt = {"ΔNLL": "{:.4g}", "PPL": "{:.4g}", "rescale": "{:.3g}"}
     return table(rows, formats=fmt, notes=notes)
+
+
+def random_columns_table(s: dict) -> Table:
+    """Exp D's negative control: a random 5 % of each matrix's input columns in place of the
+    outlier columns, ΔNLL random / rest per seed, for each kind of flip."""
+    rows = [
+        {
+            "flips": kind,
+            "ΔNLL random / rest, per seed": ", ".join(f"{x:.3f}" for x in v["nll_ratios"]),
+        }
+        for kind, v in s["conditions"].items()
+    ]
+    return table(rows, caption=f"random 5 % of columns: {_setting(s)}")
+
+
+def sign_vs_magnitude_table(rows: dict) -> Table:
+    """Sign flips against the Frobenius-matched magnitude perturbation and its parts: ΔNLL
+    ± seed SE and the ratio to the flips', per flip rate and kind."""
+    out = [
+        {
+            "p": f"{v['p']:.1%}",
+            "perturbation": v["kind"],
+            "ΔNLL ± seed SE": pm(v["dnll"], v["dnll_seed_se"], "{:.4f}"),
+            "÷ flips": pm(v["ratio_to_flip"], v["ratio_to_flip_se"], "{:.2f}"),
+            "seeds": v["seeds"],
+        }
+        for v in rows.values()
+    ]
+    return table(out)
 
 
 def leverage_table(s: dict) -> Table:
