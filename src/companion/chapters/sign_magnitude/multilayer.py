@@ -18,9 +18,6 @@ __all__ = ["SIZES", "DEPTHS", "FLIP_RATES", "MAX_DEPTH", "draw", "chain"]
 
 CHAPTER = docname(__name__)
 
-#: Controls land in the next commits of issue 10.
-_PENDING = "control not written yet"
-
 
 @dataclass(frozen=True)
 class Sizes:
@@ -177,66 +174,84 @@ def draw(
 
 # ----------------------------------------------------------------------------- claims
 
-#: beta_free below this (with 4 SE to spare) means "no compounding": the conjecture needs
-#: beta in (0, 1], and beta = 0.2 would already give C_6 / C_1 = 2.75^1 = 2.75.
-_BETA_MAX = 0.2
+#: beta_free below this (with 4 SE to spare) means "no compounding": beta = 0.1 already gives
+#: C_6 / C_1 = 2.75^0.5 = 1.66, and the conjecture needs beta in (0, 1].
+_BETA_MAX = 0.1
 
 
-def _no_compounding(scale: str = "cpu", full: bool = False) -> Measurement:
+@lru_cache(maxsize=4)
+def _claim_chains(scale: str) -> dict:
     m, samples, seeds = SIZES[scale].m, SIZES[scale].claim_samples, SIZES[scale].seeds
-    fits, parts = {}, []
-    for k, variant in enumerate(ml.VARIANTS):
-        res = ml.simulate_chain(
-            variant, "relu", 0.01, m, 6, samples=samples, seeds=seeds, rng=20260518 + k
-        )
+    return {
+        v: ml.simulate_chain(v, "relu", 0.01, m, 6, samples=samples, seeds=seeds, rng=20260518 + k)
+        for k, v in enumerate(ml.VARIANTS)
+    }
+
+
+def _no_compounding(scale: str = "cpu", full: bool = False, inject: float = 0.0) -> Measurement:
+    m, samples, seeds = SIZES[scale].m, SIZES[scale].claim_samples, SIZES[scale].seeds
+    fits, parts, bad = {}, [], []
+    for variant, res in _claim_chains(scale).items():
+        if inject:
+            res = ml.inject_compounding(res, inject)
         fit = ml.fit_compounding(res)
-        fits[variant] = fit
         est = fit.estimate("free")
+        author = ml.AUTHOR_BETA_FITS[(variant, "relu", 512, 0.01)][2]
+        fits[variant] = est
+        if est.value + 4 * est.stderr >= _BETA_MAX:
+            bad.append(f"{variant}: β_free + 4 SE = {est.value + 4 * est.stderr:.3f} ≥ {_BETA_MAX}")
+        if not est.agrees_with(author):
+            bad.append(
+                f"{variant}: β_free {est:.3f} is {est.z(author):+.1f} SE from the author's "
+                f"{author:+.4f}"
+            )
         parts.append(
-            f"{variant}: C_1 = {res.ratio[0]:.3f}, C_6 = {res.ratio[-1]:.3f}, beta_origin = "
-            f"{fit.beta_origin:.3f} (R² {fit.r2_origin:.2f}), beta_free = {est:.3f}"
+            f"{variant}: C_1 = {res.ratio[0].value:.3f}, C_6 = {res.ratio[-1].value:.3f}, "
+            f"β_free = {est:.3f} (author, m = 512: {author:+.4f}; z = {est.z(author):+.1f})"
         )
-    agrees = all(f.beta_free + 4 * f.beta_free_se < _BETA_MAX for f in fits.values())
-    v2 = fits["V2"].estimate("free")
     c1 = ml.first_layer_ratio("V2", "relu", 0.01)
     detail = (
-        f"ReLU, p = 0.01, m = {m}, L = 1..6, {seeds} seeds × {samples} sphere samples. "
+        (f"sign energies compounded at β = {inject} by construction. " if inject else "")
+        + f"ReLU, p = 0.01, m = {m}, L = 1..6, {seeds} seeds × {samples} sphere samples, "
+        "jackknife SE over seeds. "
         + "; ".join(parts)
-        + f". Conjecture (beta = 1): C_6 = {ml.compounding_prediction(6):.0f}. "
-        "V2's C_1 ≈ 3.6 is the "
-        f"normalised finite difference: c_exact(0.01) × {post_norm_inflation(0.01):.3f} = {c1:.3f} "
-        f"at m = ∞ (author, m = 512: 3.595)."
+        + f". Conjecture (β = 1): C_6 = {ml.compounding_prediction(6):.0f}. V2's C_1 ≈ 3.6 is "
+        f"the normalised finite difference: c_exact(0.01) × {post_norm_inflation(0.01):.3f} = "
+        f"{c1:.3f} at m = ∞ (author, m = 512: 3.595)."
     )
-    reason = (
-        ""
-        if agrees
-        else (
-            f"a free-intercept slope reached {_BETA_MAX} within 4 SE; more seeds are needed "
-            "to separate it from compounding"
-        )
-    )
+    v2 = fits["V2"]
     return Measurement(
-        value=v2.value, stderr=v2.stderr, agrees=agrees, detail=detail, reason=reason
+        value=v2.value,
+        stderr=v2.stderr,
+        agrees=not bad,
+        detail=detail,
+        reason="; ".join(bad),
     )
+
+
+def _no_compounding_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _no_compounding(scale, full, inject=0.19)
 
 
 register(
     Claim(
         id="dong.multilayer.no_compounding",
         evidence="author-result",
-        control_none=_PENDING,
+        control=_no_compounding_control,
+        control_method="the same chains with the sign energies compounded at β = 0.19 "
+        "(C_6/C_1 ≈ 2.6) by construction",
         paper="dong",
         statement="Multi-layer compounding of the 2.75× factor, C_L ~ (π/(π−2))^{βL}, is not "
-        "supported: "
-        "C_L stays flat (V2 declines, V3 grows slowly) instead of growing geometrically.",
+        "supported on the author's Gaussian toy chains V2 and V3 (ReLU, p = 0.01): C_L stays "
+        "flat (V2 declines, V3 grows slowly) instead of growing geometrically.",
         paper_value="β_free ≈ −0.03 (V2) and +0.05 (V3), ReLU, p = 0.01; C_1→C_6 3.62→3.06 (V2), "
         "1.22→1.54 (V3)",
         method="the author's V2 and V3 chains simulated (every layer flipped, Frobenius-matched "
         "magnitude partner), "
         "C_L as a ratio of summed transverse energies; value = V2's free-intercept slope β, "
         "jackknife SE over seeds",
-        tolerance=f"free-intercept β + 4 SE < {_BETA_MAX} for both chains (the conjecture needs β "
-        "∈ (0, 1])",
+        tolerance=f"for both chains: free-intercept β + 4 SE < {_BETA_MAX} (at most ×1.66 over "
+        "five layers), and within 4 SE of the author's β_free (m = 512)",
         provenance=("abstract", "author-code"),
         measure=_no_compounding,
         chapter=CHAPTER,
