@@ -189,10 +189,8 @@ def test_alpha_definitions(tiny):
 def test_run_experiments_and_resume(tiny, tmp_path):
     model, windows = tiny
     kw = dict(
-        model=model,
-        windows=windows[:3],
-        calib=windows[3:],
-        setup_override=TINY,
+        inputs=sf.Inputs(model=model, windows=windows[:3], calib=windows[3:]),
+        options=sf.Options(setup=TINY),
         out=tmp_path,
         progress=False,
         command="test",
@@ -259,13 +257,10 @@ def test_errors_leave_no_record(tiny, tmp_path, kwargs, msg):
         sf.run_experiment(
             exp,
             "tiny-llama",
-            model=model,
-            windows=windows[:3],
-            calib=calib,
-            setup_override=TINY,
+            inputs=sf.Inputs(model=model, windows=windows[:3], calib=calib),
+            options=sf.Options(setup=TINY, **kwargs),
             out=tmp_path,
             progress=False,
-            **kwargs,
         )
     assert not any(tmp_path.rglob("*.jsonl"))
     assert hook_count(model) == 0
