@@ -3,7 +3,8 @@
     companion models
     companion run dead-directions --model NAME|all [--init random|trained] [--scale cpu|full|smoke]
                                   [--tokens N] [--out DIR] [--resume]
-    companion run sign-flips --experiment table1|outlier|leverage|alpha|columns --model NAME
+    companion run sign-flips --experiment table1|outlier|leverage|alpha|columns|
+                             sign-vs-magnitude|outlier-random --model NAME
                              [--scale cpu|full|smoke] [--seeds K] [--out DIR] [--resume]
 
 Building the parser imports neither torch nor transformers; the run commands import
@@ -18,7 +19,15 @@ from companion.scale import SCALES
 
 __all__ = ["add_commands", "SIGN_FLIP_EXPERIMENTS"]
 
-SIGN_FLIP_EXPERIMENTS = ("table1", "outlier", "leverage", "alpha", "columns")
+SIGN_FLIP_EXPERIMENTS = (
+    "table1",
+    "outlier",
+    "leverage",
+    "alpha",
+    "columns",
+    "sign-vs-magnitude",
+    "outlier-random",
+)
 
 
 def _models(args) -> int:

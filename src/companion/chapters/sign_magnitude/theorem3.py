@@ -269,14 +269,15 @@ def _ladder_text(scale: str, ps) -> str:
 
 
 def _limit_identity(model) -> tuple[bool, str]:
-    """Does ``model(p)`` tend to π/(π−2) with an O(√p) correction? (the limit's check)."""
+    """Does ``model(p)`` tend to π/(π−2) with an O(√p) correction? (the limit's check; below
+    p ≈ 1e-7 the kernel's arccos near 1 loses the digits that matter, so it stops there)."""
     lim = transverse_ratio_limit()
-    ps = (1e-4, 1e-6, 1e-8)
+    ps = (1e-4, 1e-5, 1e-6)
     slopes = [(1 - float(model(p)) / lim) / np.sqrt(p) for p in ps]
-    tiny = float(model(1e-12))
-    ok = abs(tiny / lim - 1) < 1e-5 and abs(slopes[-1] - slopes[-2]) < 0.05 * abs(slopes[-1])
+    small = float(model(ps[-1]))
+    ok = abs(small / lim - 1) < 1e-3 and abs(slopes[-1] - slopes[-2]) < 0.05 * abs(slopes[-1])
     text = (
-        f"value at p = 1e-12: {tiny:.6f} against π/(π−2) = {lim:.6f}; (1 − C/L)/√p at p = "
+        f"value at p = 1e-6: {small:.6f} against π/(π−2) = {lim:.6f}; (1 − C/L)/√p at p = "
         + ", ".join(f"{p:g}: {a:.4f}" for p, a in zip(ps, slopes, strict=True))
     )
     return ok, text
@@ -285,19 +286,20 @@ def _limit_identity(model) -> tuple[bool, str]:
 def _thm3_limit(scale: str = "cpu", full: bool = False) -> Measurement:
     ok, text = _limit_identity(transverse_ratio_exact)
     return Measurement(
-        value=float(transverse_ratio_exact(1e-12)),
+        value=float(transverse_ratio_exact(1e-6)),
         agrees=ok,
         reason="" if ok else "the exact-kernel ratio does not tend to π/(π−2) as √p → 0",
         detail=f"exact arc-cosine-kernel ratio C_exact(p), both branches unexpanded: {text} "
-        "(it converges: C = π/(π−2)(1 − a√p + O(p))). An identity of the kernel, not a "
-        "measurement: no simulation reaches p → 0 (dong.thm3.small_p faces C_exact(0.005)).",
+        "(it converges: C = π/(π−2)(1 − a√p + O(p)), a ≈ 0.17). An identity of the kernel, "
+        "not a measurement: no simulation reaches p → 0 (dong.thm3.small_p faces "
+        "C_exact(0.005)).",
     )
 
 
 def _thm3_limit_control(scale: str = "cpu", full: bool = False) -> Measurement:
     ok, text = _limit_identity(_tr.transverse_ratio_noise)
     return Measurement(
-        value=float(_tr.transverse_ratio_noise(1e-12)),
+        value=float(_tr.transverse_ratio_noise(1e-6)),
         agrees=ok,
         detail=f"independent noise in place of the Bussgang-aligned magnitude partner: {text}",
     )
@@ -612,8 +614,8 @@ register(
         "tends to π/(π−2) ≈ 2.7519 as p → 0, with an O(√p) correction (an identity of the "
         "kernel; no simulation reaches the limit).",
         paper_value="π/(π−2) ≈ 2.7519 as p → 0",
-        method="both branches through the arc-cosine kernel, unexpanded, at p = 1e-4 … 1e-12",
-        tolerance="within 1e-5 relative at p = 1e-12, and (1 − C/L)/√p converged to 5%",
+        method="both branches through the arc-cosine kernel, unexpanded, at p = 1e-4, 1e-5, 1e-6",
+        tolerance="within 1e-3 relative at p = 1e-6, and (1 − C/L)/√p converged to 5%",
         provenance=("abstract", "author-code", "reconstruction"),
         measure=_thm3_limit,
         evidence="identity",
