@@ -271,9 +271,14 @@ VALID = {
     "theory.null_classifier.NullDistribution.pdf": dict(c=[0.1, 0.2]),
     "theory.null_classifier.classify_norm": [
         dict(gamma=_GAMMA, Y=_Y, dtype="float64", margin=100.0, gap=10.0),
-        dict(gamma=_GAMMA, cov=np.cov(_Y.T), n_samples=20, mean=_Y.mean(0), dtype="float32"),
+        dict(
+            gamma=_GAMMA, cov=np.cov(_Y.T), n_samples=20, mean=_Y.mean(0), dtype="float32",
+            accumulate="float32",
+        ),  # fmt: skip
     ],
-    "theory.null_classifier.precision_floor": dict(dtype="float32", d=8, offset_ratio=0.5),
+    "theory.null_classifier.precision_floor": dict(
+        dtype="float32", d=8, offset_ratio=0.5, accumulate="float32"
+    ),
     "theory.null_classifier.random_direction_null": dict(d=8),
     "theory.null_classifier.simulate_null_cos": dict(d=8, samples=10, rng=0),
     # perturbations

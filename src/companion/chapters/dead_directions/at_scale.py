@@ -933,7 +933,8 @@ register(
         needs="the paper's 14 checkpoints (hub) and a GPU with about 64 GB for Gemma 4-31B",
         command="companion run dead-directions --model <each of the 14> --init trained "
         "--scale full",
-        control_none="not run here",
+        control_none="not run here, so there is nothing to control yet; the planned control "
+        "is the block-to-block test on a residual stream with a cancelling branch added",
         models=("gemma4-31b",),
         evidence="model",
         **_COMMON,
@@ -994,6 +995,7 @@ register(
         chapter=CHAPTER,
         heavy=True,
         evidence="paper-number",
-        control_none="not run here",
+        control_none="not run here (the paper's 14 model names are in the PDF only); the "
+        "planned control is the same verdicts against swapped labels, as for shirodkar.classifier",
     )
 )

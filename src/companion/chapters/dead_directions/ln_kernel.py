@@ -232,37 +232,48 @@ def _streaming_cov(Y, dtype, batch: int = 512):
     return (S.astype(np.float64) / N - np.outer(m, m)) * N / (N - 1), m
 
 
-def _accumulation(scale: str, dtype) -> Measurement:
+def _accumulation(scale: str, norm: str = "layernorm") -> Measurement:
     # the spec's realistic set-up (§7): anisotropic Gaussian inputs with an offset, γ = 1
     rng = np.random.default_rng(1)
     d, n = 768, 8192
     A = rng.standard_normal((d, d)) / np.sqrt(d) * np.exp(rng.standard_normal(d))[None, :]
     x = rng.standard_normal((n, d)) @ A + 3 * rng.standard_normal(d)
     g, b = np.ones(d), 0.1 * rng.standard_normal(d)
-    Y = lk.normalised_activations(x, g, b)  # fp64 activations: only the accumulation varies
-    C, m = _streaming_cov(Y, dtype)
-    rep = lk.kernel_report(gamma=g, cov=C, n_samples=n, mean=m)
-    two_pass = lk.kernel_report(Y, g)
-    ok = bool(rep.cos < 0.9 and two_pass.cos >= 0.9999)
-    name = np.dtype(dtype).name
+    # float64 activations: only the accumulation precision varies
+    Y = lk.normalised_activations(x, g, b if norm == "layernorm" else None, norm=norm)
+    reads = {}
+    for acc in (np.float32, np.float64):
+        C, m = _streaming_cov(Y, acc)
+        name = np.dtype(acc).name
+        told = nc.classify_norm(g, cov=C, n_samples=n, mean=m, dtype="float64", accumulate=name)
+        untold = nc.classify_norm(g, cov=C, n_samples=n, mean=m, dtype="float64")
+        reads[name] = (told, untold)
+    t32, u32 = reads["float32"]
+    t64, _ = reads["float64"]
+    ok = bool(t32.cos < 0.9 and t64.cos >= 0.9999 and t32.verdict == "layernorm")
     return Measurement(
-        value=rep.cos,
+        value=t32.cos,
         agrees=ok,
-        reason="" if ok else f"streaming sums in {name} keep the kernel read (|cos| {rep.cos:.6f})",
-        detail=f"LayerNorm outputs in float64 (anisotropic Gaussian inputs with an offset, "
-        f"d = {d}, N = {n}, γ = 1): covariance from streaming sums in {name} |cos| = "
-        f"{rep.cos:.6f}, v*ᵀCv*/λ_max = {rep.rayleigh:.1e}; the centred two-pass float64 "
-        f"covariance |cos| = {two_pass.cos:.6f}. (The classifier sets its floor from the "
-        "storage dtype, so it does not flag a float32 accumulation.)",
+        reason=""
+        if ok
+        else f"{norm} outputs: float32 streaming |cos| {t32.cos:.4f}, verdict told the "
+        f"accumulation precision {t32.verdict} (ρ = {t32.statistic:.1e}, floor "
+        f"{t32.floor:.1e}); float64 streaming |cos| {t64.cos:.6f}",
+        detail=f"{norm} outputs in float64 (anisotropic Gaussian inputs with an offset, "
+        f"d = {d}, N = {n}, γ = 1), covariance from streaming sums Σy, Σyyᵀ: in float32 |cos| = "
+        f"{t32.cos:.6f} and ρ = {t32.statistic:.1e}; in float64 |cos| = {t64.cos:.6f} and "
+        f"ρ = {t64.statistic:.1e}. The classifier told the accumulation precision "
+        f"(floor {t32.floor:.1e}) says {t32.verdict}; with the floor of the storage precision "
+        f"alone ({u32.floor:.1e}) it says {u32.verdict}",
     )
 
 
 def _fp64_accumulation(scale: str = "cpu", full: bool = False) -> Measurement:
-    return _accumulation(scale, np.float32)
+    return _accumulation(scale, "layernorm")
 
 
 def _fp64_accumulation_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    return _accumulation(scale, np.float64)
+    return _accumulation(scale, "rmsnorm")
 
 
 register(
@@ -290,8 +301,10 @@ register(
     Claim(
         id="shirodkar.bf16_floor",
         paper="shirodkar",
-        statement="Rounding LayerNorm outputs to bfloat16 can destroy the |cos| read of the kernel "
-        "while the kernel stays exact to bf16 precision (synthetic outputs, covariance in fp64).",
+        statement="Rounding LayerNorm outputs to bfloat16 (storage only: the covariance is "
+        "accumulated in float64) can destroy the |cos| read of the kernel while the kernel "
+        "stays exact to bf16 precision (synthetic outputs; the accumulation precision is "
+        "shirodkar.fp64_accumulation).",
         paper_value="FP64 covariance needed to avoid an FP32 noise floor (secondary summary only)",
         method="the spec's ill-conditioned set-up (Student-t inputs, ×40 outlier, d = 256, "
         "N = 4096): |cos| with fp64, fp32 and bf16-rounded activations, fp64 covariance, and "
@@ -312,17 +325,22 @@ register(
     Claim(
         id="shirodkar.fp64_accumulation",
         paper="shirodkar",
-        statement="Accumulating the covariance in float32 (streaming sums) destroys the kernel "
-        "read even from float64 LayerNorm outputs; accumulating in float64 keeps it (synthetic "
-        "outputs, d = 768, N = 8192).",
+        statement="Accumulating the covariance in float32 (streaming sums) buries the kernel at "
+        "the float32 accumulation floor even for float64 LayerNorm outputs, so the |cos| read "
+        "fails; float64 accumulation keeps it, and the classifier told the accumulation "
+        "precision still calls the float32 case LayerNorm (synthetic outputs, d = 768, "
+        "N = 8192).",
         paper_value="FP64 covariance needed to avoid an FP32 noise floor (secondary summary only)",
-        method="streaming Σy and Σyyᵀ in float32, C = S/N − m mᵀ; |cos(v*, bottom)|",
-        tolerance="float32 streaming |cos| < 0.9 while the float64 two-pass read is ≥ 0.9999",
+        method="streaming Σy and Σyyᵀ in float32 and in float64, C = S/N − m mᵀ; |cos(v*, "
+        "bottom)| and classify_norm(…, accumulate=…), whose floor rises to (1 + offset) u_32",
+        tolerance="float32 streaming |cos| < 0.9, float64 streaming |cos| ≥ 0.9999, and the "
+        "verdict told float32 accumulation is 'layernorm'",
         provenance=("secondary", "reconstruction"),
         measure=_fp64_accumulation,
         evidence="simulation",
         control=_fp64_accumulation_control,
-        control_method="the same streaming sums in float64",
+        control_method="RMSNorm outputs through the same float32 streaming sums: the raised "
+        "floor must not make them look like a kernel (verdict rmsnorm)",
         chapter=CHAPTER,
     )
 )
