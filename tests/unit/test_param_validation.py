@@ -272,9 +272,13 @@ VALID = {
     "theory.null_classifier.classify_norm": [
         dict(gamma=_GAMMA, Y=_Y, dtype="float64", margin=100.0, gap=10.0),
         dict(
-            gamma=_GAMMA, cov=np.cov(_Y.T), n_samples=20, mean=_Y.mean(0), dtype="float32",
+            gamma=_GAMMA,
+            cov=np.cov(_Y.T),
+            n_samples=20,
+            mean=_Y.mean(0),
+            dtype="float32",
             accumulate="float32",
-        ),  # fmt: skip
+        ),
     ],
     "theory.null_classifier.precision_floor": dict(
         dtype="float32", d=8, offset_ratio=0.5, accumulate="float32"
