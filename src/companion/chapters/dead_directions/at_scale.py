@@ -495,7 +495,7 @@ def _classifier_control(scale: str = "cpu", full: bool = False) -> Measurement:
     return _classifier(scale, full, swap=True)
 
 
-def _steps(r: dict) -> tuple[np.ndarray, np.ndarray | None]:
+def sigma_steps(r: dict) -> tuple[np.ndarray, np.ndarray | None]:
     """Block-to-block σ_min steps σ_min(X_ℓ+1)/σ_min(X_ℓ) of a record (position 0 excluded)
     and their jackknife SEs where the record has them (records written since the SEs)."""
     if r.get("sigma_step_se_no_pos0") is not None:
@@ -515,7 +515,7 @@ def _sigma_min_models(scale: str = "cpu", full: bool = False) -> Measurement:
         raise NotRun("no trained pre-LN record with a σ_min profile")
     parts, kept = [], 0
     for r in use:
-        steps, se = _steps(r)
+        steps, se = sigma_steps(r)
         down = int((steps < 1).sum())
         if se is None:  # no SE in the record: only drops far beyond sampling noise count
             declines, rule = steps < _DECLINE, f"below ×{_DECLINE}"
