@@ -4,10 +4,14 @@
 #               nbval) and a warnings-as-errors structural build of the site
 # Reader's-book targets (issue 7):
 #   make vendor     widget JS, MathJax 3, Font Awesome 4, reveal.js from the npm registry -> _vendor/
-#   make site-test  make book, then every page in headless chromium (installed when absent):
-#                   console errors, CDN requests, raw math, empty widgets, missing figures/alt text,
-#                   broken links; screenshots in _build/screenshots/
-#   make slides     one reveal.js deck per chapter in _build/slides/ (+ one-page handouts per paper)
+#   make site-test  make book, then every page in headless chromium (installed when absent) at
+#                   1400 px, dark and 390 px: console errors, CDN requests, raw math, empty widgets,
+#                   figures/alt text, broken links, overflow, every kernel-free control moved;
+#                   screenshots in _build/screenshots/
+#   make slides     after make book: rebuild the talk decks (one per chapter, _build/html/slides/,
+#                   also written by every executed book build) and check each in headless chromium
+#                   at 1280x720 and 1920x1080: no slide overflows, no console error
+#   make handouts   one-page PDF per paper in _build/handouts/ (headless chromium)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -47,11 +51,12 @@ $(STAMP): pyproject.toml Makefile
 	touch $@
 
 # jupyter-cache keys on cell source only, so a change under src/ would not re-execute
-# the chapters: clear the cache whenever the library's (or a results file's) content hash changes.
+# the chapters: clear the cache whenever the library's (or a results file's) content hash changes,
+# and Sphinx's saved environment with it (else unchanged pages are not re-read, so not re-run).
 define bust_cache
 	@h=$$(find src results -type f \( -name '*.py' -o -name '*.json*' \) -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16); \
 	if [ "$$(cat _build/.src-hash 2>/dev/null)" != "$$h" ]; then \
-	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
+	  echo "src/ changed: clearing the execution cache"; rm -rf _build/.jupyter_cache _build/.doctrees; \
 	  mkdir -p _build; echo $$h > _build/.src-hash; fi
 endef
 
@@ -61,14 +66,7 @@ vendor: $(STAMP)
 
 book: $(STAMP) vendor
 	$(bust_cache)
-	@# A kernel occasionally never answers one execute request (kernel and client both idle,
-	@# seen with ipykernel 6 and 7 under nbclient); the per-cell timeout in _config.yml turns
-	@# that into a failed build, and a retry re-executes only what is not in the cache yet.
-	@for i in 1 2 3; do \
-	  env -u MPLBACKEND $(JB) build . -W -n --keep-going && break; \
-	  if [ $$i = 3 ]; then echo "book build failed 3 times"; exit 1; fi; \
-	  echo "book build failed (attempt $$i of 3): retrying; executed chapters come from the cache"; \
-	done
+	env -u MPLBACKEND $(JB) build . -W -n --keep-going
 	@echo "Book built: $$(pwd)/_build/html/index.html"
 
 test: $(STAMP) vendor espeak-ng
@@ -89,12 +87,17 @@ espeak-ng:
 	    "(needed for Whisper's speech input): run 'apt-get install -y espeak-ng' as root"; \
 	    exit 2; }; }
 
+# The browser suite (tests/site/test_browser.py) and its self-test: pytest-playwright driving
+# Debian's chromium, never a downloaded browser; screenshots (1400 px, dark, 390 px) and
+# report.json in _build/screenshots/.
 site-test: book chromium
-	$(PY) -m companion.testing.site_check --html _build/html --out _build/screenshots
+	COMPANION_SITE_HTML=_build/html $(PY) -m pytest tests/site/test_browser.py tests/site/test_suite.py \
+	  -p pytest_playwright.pytest_playwright \
+	  -p no:cacheprovider -q -W "ignore::pytest.PytestRemovedIn10Warning"
 
-# Decks from the executed notebooks of `make book` (chapters missing there are executed here).
-slides: $(STAMP) vendor
-	env -u MPLBACKEND $(PY) -m companion.site.slides --out _build/slides
+# The talk decks of the built site (`make book` writes them too), checked in the browser.
+slides: $(STAMP) vendor chromium
+	$(PY) -m companion.site.slides --html _build/html
 
 handouts: $(STAMP) vendor chromium
 	$(PY) -m companion.site.handout --out _build/handouts

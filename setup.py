@@ -4,7 +4,9 @@ A non-editable build (a wheel: ``pip install .``, ``pip install git+...`` on Col
 repository's ``results/`` (JSON and JSON-lines files) into ``companion/_results``, where
 :mod:`companion.results` reads them when no checkout is around. ``results/`` itself stays at
 the repository root, where ``companion run`` writes. An editable install reads the checkout's
-``results/`` directly, so it copies nothing.
+``results/`` directly, so it copies nothing. The measured chapter run times,
+``bench/exec_times.json``, ship the same way as ``companion/site/exec_times.json`` (the Execution
+times and seminar pages read them).
 """
 
 import shutil
@@ -14,6 +16,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 RESULTS = Path(__file__).resolve().parent / "results"
+EXEC_TIMES = RESULTS.parent / "bench" / "exec_times.json"
 
 
 class BuildPyWithResults(build_py):
@@ -32,6 +35,8 @@ class BuildPyWithResults(build_py):
                 continue  # results/_scratch and temporary files are not results
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target / rel)
+        if EXEC_TIMES.exists():
+            shutil.copy2(EXEC_TIMES, Path(self.build_lib) / "companion" / "site" / EXEC_TIMES.name)
 
 
 setup(cmdclass={"build_py": BuildPyWithResults})

@@ -1,7 +1,14 @@
 """Shared fixtures. The library never seeds globally; tests pass explicit generators."""
 
+import os
+
 import numpy as np
 import pytest
+
+# No test may reach a model hub: without these a bad-input case that names a hub folder waits
+# in huggingface_hub's retry loop (the Makefile sets them too; a bare `pytest` gets them here).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture

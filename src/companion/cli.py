@@ -8,7 +8,10 @@ companion run dead-directions ... | companion run sign-flips ...
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+import warnings
 
 from companion.scale import SCALES
 
@@ -65,8 +68,65 @@ def _claims(args) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- user errors
+# Every user error is one line on stderr, ``error: ...``, and exit code 2: argparse's own
+# (a wrong choice, a missing option) through _Parser.error, and the library's one-style
+# errors (``ValueError("`seeds` must be an integer >= 1; got 0")``) through main(), which
+# names the option the parameter came from. COMPANION_DEBUG=1 shows the traceback instead.
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line ``error: ...`` (exit code 2)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message}\n")
+
+
+#: Library parameter names -> the option (argparse dest) they come from, where they differ.
+_ALIASES = {"name": "model", "model_name": "model", "num_layers": "layers", "claim_id": "id"}
+_ONE_STYLE = re.compile(r"^`(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\[[^`]*\])?` (?P<rest>.*)$", re.S)
+
+
+def _options(parser: argparse.ArgumentParser) -> dict:
+    """``{dest: "--option"}`` of a (sub)command's options."""
+    return {a.dest: a.option_strings[-1] for a in parser._actions if a.option_strings}
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                yield from _leaf_parsers(sub)
+            return
+    yield parser
+
+
+def _user_message(err: BaseException, options: dict) -> str | None:
+    """The one line for a user error (None for anything else: a bug keeps its traceback).
+
+    User errors: the library's one-style ValueError/TypeError/LookupError (the message names
+    a parameter in backticks), and the environment's OSError and ImportError (files, the
+    network, packages). A named parameter that is an option becomes ``argument --option:``.
+    """
+    text = err.args[0] if isinstance(err, LookupError) and err.args else str(err)
+    m = _ONE_STYLE.match(str(text))
+    if isinstance(err, (ValueError, TypeError, LookupError)) and m is None:
+        return None
+    if not isinstance(err, (ValueError, TypeError, LookupError, OSError, ImportError)):
+        return None
+    if m is not None:
+        option = options.get(_ALIASES.get(m["name"], m["name"]))
+        if option is not None:
+            return f"argument {option}: {m['rest']}"
+    return str(text)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"warning: {message}", file=sys.stderr if file is None else file)
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="companion", description=__doc__.splitlines()[0])
+    p = _Parser(prog="companion", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser(
         "claims", help="measure the claims ledger (and its negative controls) and print it"
@@ -84,6 +144,8 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--list", action="store_true", help="list the claim ids and exit")
     c.set_defaults(func=_claims)
     _add_optional_commands(sub)
+    for leaf in _leaf_parsers(p):
+        leaf.set_defaults(_options=_options(leaf))
     return p
 
 
@@ -101,8 +163,24 @@ def _add_optional_commands(sub) -> None:
 
 
 def main(argv=None) -> int:
+    """Run the command line; user errors are one line ``error: ...`` and exit code 2."""
     args = _build_parser().parse_args(argv)
-    return args.func(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning  # one line each, no source excerpt
+        try:
+            return args.func(args)
+        except KeyboardInterrupt:
+            hint = (
+                ": finished records are kept (--resume continues)" if args.command == "run" else ""
+            )
+            print(f"interrupted{hint}", file=sys.stderr)
+            return 130
+        except Exception as err:
+            message = _user_message(err, getattr(args, "_options", {}))
+            if message is None or os.environ.get("COMPANION_DEBUG"):
+                raise
+            print(f"error: {message}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -218,7 +218,7 @@ def test_failed_measure_leaves_no_record(tmp_path):
 
 
 def test_resume_after_an_interrupted_run(tmp_path, monkeypatch):
-    import companion.llm.dead_directions as dd
+    import companion.llm.dead_directions.driver as dd  # the driver calls its diagnose
     import companion.llm.loading as loading
 
     built = []
@@ -281,8 +281,8 @@ def test_minilm_trained_few_hundred_tokens():
     assert diag.verdict == "layernorm" and diag.rayleigh < 1e-10
     # trained MiniLM has γ entries ~1e-9: those coordinates are numerically dead too, so the
     # single bottom eigenvector is arbitrary inside a several-dimensional null space; v* lies in it
-    assert diag.kernel_dim_fp64 >= 2
-    assert diag.cos_subspace_fp64 > 0.999 and diag.cos_subspace > 0.999
+    assert diag.fp64.kernel_dim >= 2
+    assert diag.fp64.cos_subspace > 0.999 and diag.forward.cos_subspace > 0.999
     assert 0.5 < diag.gamma_stats["mean"] < 0.8  # trained γ, mean 0.64
     assert hook_count(model) == 0
 

@@ -253,7 +253,7 @@ def test_run_experiments_and_resume(tiny, tmp_path):
             "'alpha', 'columns', 'sign-vs-magnitude', 'outlier-random'; got 'bogus'",
         ),
         (dict(experiment="outlier", p=1.5), "`p` must be in (0, 1]; got 1.5"),
-        (dict(experiment="leverage", ps=(0.01, 0.0)), "`p` must be in (0, 1]; got 0"),
+        (dict(experiment="leverage", ps=(0.01, 0.0)), "`ps` must be in (0, 1]; got 0"),
         (
             dict(experiment="alpha", layer="model.layers.9.q"),
             "`layer` must name a Linear layer of the model (e.g. "

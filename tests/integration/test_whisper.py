@@ -206,7 +206,7 @@ def test_diagnose_reads_the_encoder_stack(final_norms, clip):
     d = diagnose(enc, [batch], final_norm=fn, profile=True)
     assert d.norm_name == "model.model.encoder.layer_norm" and d.n_tokens == 1500
     assert len(d.sigma_min) == 1 + 6  # the embedding output and each block's
-    assert d.cos_fp64 > 0.9999 and d.verdict_fp64 == "layernorm"
+    assert d.fp64.cos > 0.9999 and d.fp64.verdict == "layernorm"
     # negative control: a shuffled γ's direction is no kernel. Its |cos| with the bottom
     # direction stays high here (the encoder's γ > 0 is near-uniform, so any permutation's
     # v* is near the all-ones direction), but its Rayleigh quotient is bounded below by the

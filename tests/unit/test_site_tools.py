@@ -1,16 +1,15 @@
-"""The reader's-book tools that run without a browser: links, MyST to slides, figures, seminar
-data."""
+"""The reader's-book tools that run without a browser: links, figures, full-scale results."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import nbformat
+import pytest
 
 from companion import plotting
-from companion.site import backmatter, handout, slides
-from companion.testing.site_check import check_links
+from companion.site import backmatter
+from companion.site.browser import check_links
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,40 +23,6 @@ def test_check_links_finds_broken_links_and_anchors(tmp_path):
     (tmp_path / "b.html").write_text('<section id="sec"><a href="a.html#top">back</a></section>')
     problems = check_links(tmp_path, ["a.html", "b.html"])
     assert problems == {"a.html": ["broken anchor: b.html#nope", "broken link: <a> c.html"]}
-
-
-def test_myst_to_markdown_resolves_directives_and_roles():
-    src = (
-        "(sec-x)=\n## Statement\n\n````{prf:theorem} Fact 1\n:label: thm-x\n\nHolds "
-        "{cite}`a2026,b2025`, "
-        "see {eq}`eq-1` and {prf:ref}`Theorem 1 <thm-x>`.\n```{math}\n:label: eq-1\nx = "
-        "1\n```\n````\n\n"
-        "````{solution} ex-1\n:class: dropdown\n\n```python\nsecret()\n```\n````\n"
-        ":::{admonition} Discussion\n:class: tip\n\n- why?\n:::\n"
-    )
-    md = slides.myst_to_markdown(src)
-    assert "> **Theorem (Fact 1).**" in md
-    assert "Holds [a2026, b2025], see (eq-1) and Theorem 1." in md
-    assert "> $$\n> x = 1\n> $$" in md
-    assert "secret" not in md and "sec-x" not in md and "{" not in md
-    assert "> **Discussion**" in md and "> - why?" in md
-
-
-def test_slides_drop_hidden_cells_and_start_a_slide_per_section():
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell("# Title\n\nintro\n## Statement\n\ntext"),
-        nbformat.v4.new_code_cell("setup()", metadata={"tags": ["remove-cell"]}),
-        nbformat.v4.new_code_cell(
-            "plot()",
-            metadata={"tags": ["hide-input"]},
-            outputs=[nbformat.v4.new_output("display_data", {"image/png": "iVBOR"})],
-        ),
-    ]
-    out = slides.to_slides(nb)
-    kinds = [c.metadata["slideshow"]["slide_type"] for c in out.cells]
-    assert kinds == ["slide", "slide", "subslide"]
-    assert out.cells[-1].metadata["transient"] == {"remove_source": True}
 
 
 def test_figures_get_alt_text_and_downloads_in_ipython():
@@ -83,16 +48,6 @@ def test_figures_get_alt_text_and_downloads_in_ipython():
     assert 'download="demo.png"' in html and 'download="demo.svg"' in html
 
 
-def test_seminar_fits_ninety_minutes_and_uses_measured_times():
-    rows = backmatter.seminar_rows(
-        {"book/sign_magnitude/bussgang": {"seconds": 12.5, "source": "test"}}
-    )
-    assert sum(r["minutes"] for r in rows) <= 90
-    assert {r["doc"]: r["run_seconds"] for r in rows}["book/sign_magnitude/bussgang"] == 12.5
-    assert all(r["run_seconds"] is None for r in rows if r["doc"] != "book/sign_magnitude/bussgang")
-    assert all((ROOT / f"{r['doc']}.md").exists() for r in rows)
-
-
 def test_full_scale_results_reads_only_full_scale_records(tmp_path):
     (tmp_path / "_config.yml").write_text("title: x\n")
     (tmp_path / "_toc.yml").write_text("root: x\n")
@@ -113,16 +68,8 @@ def test_full_scale_results_reads_only_full_scale_records(tmp_path):
     assert found[0]["_file"] == "results/dead_directions/runs.jsonl"
 
 
-def test_handout_takes_each_chapters_statement():
-    title, md = handout.statement(ROOT / "book" / "sign_magnitude" / "bussgang.md")
-    assert title.startswith("Fact 1")
-    assert "**Theorem (Fact 1 (Bussgang constant)).**" in md and "Provenance" in md
-    page = handout.handout_html("Part I", [(title, md)], "mathjax/tex-mml-chtml.js")
-    assert "https://" not in page and "$$" in page
-
-
 def test_launch_links_must_open_an_existing_notebook(tmp_path):
-    from companion.testing.site_check import check_launch_links
+    from companion.site.browser import check_launch_links
 
     base = "https://colab.research.google.com/github/org/repo/blob/main/"
     (tmp_path / "book").mkdir()
@@ -135,3 +82,41 @@ def test_launch_links_must_open_an_existing_notebook(tmp_path):
         f"Colab link does not open a notebook: {base}book/x.md",
         "Colab link to a notebook missing from the repository: book/gone.ipynb",
     ]
+
+
+def test_screenshot_folder_never_deletes_what_it_did_not_write(tmp_path):
+    from companion.site.browser import ShotFolder
+
+    # a folder of the user's (here: finished results) is refused, and left as it was
+    theirs = tmp_path / "results"
+    theirs.mkdir()
+    (theirs / "runs.jsonl").write_text("{}\n")
+    with pytest.raises(FileExistsError, match="was not made by the site test"):
+        ShotFolder(theirs)
+    assert [p.name for p in theirs.iterdir()] == ["runs.jsonl"]
+    # a new folder is the suite's: a second run replaces only what the first one wrote
+    shots = tmp_path / "shots"
+    first = ShotFolder(shots)
+    first.file("a-1400.png").write_bytes(b"old")
+    first.file("dark/a.png").write_bytes(b"old")
+    (shots / "notes.txt").write_text("the user's")
+    second = ShotFolder(shots)
+    assert sorted(p.relative_to(shots).as_posix() for p in shots.rglob("*") if p.is_file()) == [
+        ".companion-site-test.json",
+        "notes.txt",
+    ]
+    second.file("b-390.png").write_bytes(b"new")
+    assert (shots / "notes.txt").read_text() == "the user's"
+    with pytest.raises(ValueError, match="must stay inside"):
+        second.file("../escape.png")
+
+
+def test_redirect_target_is_read_from_disk(tmp_path):
+    from companion.site.browser import redirect_target
+
+    (tmp_path / "index.html").write_text(
+        '<meta http-equiv="Refresh" content="0; url=book/intro.html" />'
+    )
+    (tmp_path / "page.html").write_text("<p>no refresh</p>")
+    assert redirect_target(tmp_path, "index.html") == "book/intro.html"
+    assert redirect_target(tmp_path, "page.html") is None

@@ -120,7 +120,24 @@ def capture_module(module, *, what: str = "output", mask_fn=None):
     """Stream one module's output (or first input) into a :class:`StreamingGram` inside a block.
 
     ``mask_fn(tensor) -> bool mask`` selects rows. Yields the :class:`StreamingGram`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> lin = torch.nn.Linear(3, 2)
+    >>> with capture_module(lin, what="input") as g:
+    ...     _ = lin(torch.ones(4, 3))
+    >>> g.n, g.acc.d
+    (4, 3)
+    >>> with capture_module(lin, what="weights"):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: `what` must be one of 'output', 'input'; got 'weights'
     """
+    from companion._validate import check_choice
+
+    check_choice(what, "what", ("output", "input"))
     gram = StreamingGram()
 
     def fn(name, m, inputs, output=None):

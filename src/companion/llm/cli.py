@@ -5,7 +5,14 @@
                                   [--tokens N] [--out DIR] [--resume]
     companion run sign-flips --experiment table1|outlier|leverage|alpha|columns|
                              sign-vs-magnitude|outlier-random --model NAME
-                             [--scale cpu|full|smoke] [--seeds K] [--out DIR] [--resume]
+                             [--scale cpu|full|smoke] [--seeds K] [--device D] [--out DIR]
+                             [--resume]
+
+Both run commands append to their results file and never delete a finished record: with
+``--resume`` a setting already stored is skipped, without it the setting is measured again
+and its new record replaces the old one. Their options are checked before anything loads;
+a bad value is one line ``error: argument --option: ...`` and exit code 2
+(:func:`companion.cli.main`).
 
 Building the parser imports neither torch nor transformers; the run commands import
 their modules only when they execute.
@@ -37,15 +44,38 @@ def _models(args) -> int:
     return 0
 
 
-def _dead_directions(args) -> int:
-    from companion.llm.dead_directions import run_cli
+def _check_device(args) -> None:
+    if getattr(args, "device", None) is not None:
+        from companion.llm.loading import check_device
 
+        check_device(args.device)
+
+
+def _dead_directions(args) -> int:
+    """Check every option (names, depth, tokens, device) before any model loads."""
+    from companion._validate import check_int
+    from companion.llm.dead_directions import run_cli
+    from companion.llm.registry import get_spec
+
+    specs = [get_spec(m) for m in args.model if m != "all"]
+    if args.tokens is not None:
+        check_int(args.tokens, "tokens", low=1)
+    if isinstance(args.layers, int):
+        if args.init == "trained":
+            raise ValueError(f"`layers` must be left out with --init trained; got {args.layers}")
+        for spec in specs:
+            check_int(args.layers, "layers", low=1, high=spec.n_layers)
+    _check_device(args)
     return run_cli(args)
 
 
 def _sign_flips(args) -> int:
+    from companion._validate import check_int
     from companion.llm.sign_flips import run_cli
 
+    if args.seeds is not None:
+        check_int(args.seeds, "seeds", low=1)
+    _check_device(args)
     return run_cli(args)
 
 
@@ -108,7 +138,7 @@ def add_commands(subparsers) -> None:
     d.add_argument(
         "--resume", action="store_true", help="skip settings already in the results file"
     )
-    d.add_argument("--device", default=None)
+    d.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda if any)")
     d.add_argument("--dtype", default=None, choices=[None, "float32", "bfloat16", "float16"])
     d.set_defaults(func=_dead_directions, command_line=_command_line())
 
@@ -127,5 +157,6 @@ def add_commands(subparsers) -> None:
     s.add_argument(
         "--out", default=None, help="results folder (default: sign_flips under the results root)"
     )
-    s.add_argument("--resume", action="store_true")
+    s.add_argument("--resume", action="store_true", help="skip settings already stored")
+    s.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda if any)")
     s.set_defaults(func=_sign_flips, command_line=_command_line())

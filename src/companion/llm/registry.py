@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass, field
 
 __all__ = [
+    "HubUnavailable",
     "ModelSpec",
     "ScalePreset",
     "get_spec",
@@ -37,6 +38,8 @@ __all__ = [
     "preset",
     "format_registry",
     "cache_dir",
+    "hub_offline",
+    "hub_status",
     "OFFLINE_TRAINED",
 ]
 
@@ -110,8 +113,8 @@ class ModelSpec:
     def available_here(self) -> bool:
         """True when trained weights can be loaded on this machine now.
 
-        Offline models: their package is installed. Hub models: the hub is not disabled
-        (``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` unset). Random init is always available.
+        Offline models: their package is installed. Hub models: the hub can be used
+        (:func:`hub_status`). Random init is always available.
         """
         if self.source == "offline":
             return _package_installed(self.package)
@@ -147,7 +150,9 @@ class ScalePreset:
 
     def n_tokens(self, width: int) -> int:
         """Calibration tokens for a model of this width."""
-        return max(self.min_tokens, self.tokens_per_width * int(width))
+        from companion._validate import check_int
+
+        return max(self.min_tokens, self.tokens_per_width * check_int(width, "width", low=1))
 
 
 _PRESETS = {
@@ -227,12 +232,62 @@ def _package_installed(pkg: str | None) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in mods)
 
 
+class HubUnavailable(ConnectionError):
+    """A hub checkpoint (or data set) was asked for but the hub cannot be used from here."""
+
+
+_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+_PROBED: dict = {}  # endpoint -> (reachable, reason): the network is probed once per process
+
+
+def _probe(url: str, timeout: float = 3.0) -> tuple[bool, str]:
+    """Can a TCP connection to ``url``'s host be made within ``timeout`` s (DNS included)?"""
+    import socket
+    import threading
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    result: list = []
+
+    def connect():
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+            result.append(None)
+        except OSError as err:
+            result.append(err)
+
+    worker = threading.Thread(target=connect, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not result:
+        return False, f"{url} did not answer within {timeout:g} s"
+    if result[0] is None:
+        return True, f"{url} is reachable"
+    return False, f"{url} is not reachable from here ({result[0]})"
+
+
+def hub_status() -> tuple[bool, str]:
+    """Whether the Hugging Face hub can be used here, and the reason, in words.
+
+    Disabled when ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set; otherwise one quick
+    connection to the hub (``HF_ENDPOINT``, default ``https://huggingface.co``; at most 3 s,
+    once per process) decides, so a machine without network fails at once, saying so,
+    instead of after transformers' retries.
+    """
+    for var in _OFFLINE_VARS:
+        value = os.environ.get(var, "").strip()
+        if value.lower() in ("1", "true", "yes", "on"):
+            return False, f"{var}={value} is set"
+    url = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    if url not in _PROBED:
+        _PROBED[url] = _probe(url)
+    return _PROBED[url]
+
+
 def hub_offline() -> bool:
-    """True when the Hugging Face hub is disabled (``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``)."""
-    return any(
-        os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
-        for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    )
+    """True when the Hugging Face hub cannot be used here (:func:`hub_status`)."""
+    return not hub_status()[0]
 
 
 def cache_dir() -> str:
@@ -698,6 +753,12 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
     ['minilm-l6', 'whisper-base-decoder', 'whisper-base-encoder', 'smollm2-135m',
      'gemma3-270m']
     """
+    from companion._validate import check_choice
+
+    if norm is not None:
+        check_choice(norm, "norm", ("layernorm", "rmsnorm"))
+    if source is not None:
+        check_choice(source, "source", ("offline", "hub", "random"))
     return [
         s
         for s in _SPECS

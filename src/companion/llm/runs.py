@@ -15,10 +15,11 @@ __all__ = ["ResultStore", "settings_key", "progress", "run_record"]
 
 
 def progress(iterable=None, **kw):
-    """``tqdm.auto.tqdm`` (a widget in notebooks, text in a terminal); ``disable`` when
-    ``COMPANION_PROGRESS=0`` (tests, nbval)."""
+    """``tqdm.auto.tqdm`` (a widget in notebooks, text in a terminal); always disabled when
+    ``COMPANION_PROGRESS=0`` (tests, nbval, scripts), whatever ``disable`` says."""
     from tqdm.auto import tqdm
 
-    kw.setdefault("disable", os.environ.get("COMPANION_PROGRESS", "1") == "0")
+    # COMPANION_PROGRESS=0 silences every bar, also one a caller asked for (disable=False)
+    kw["disable"] = bool(kw.get("disable")) or os.environ.get("COMPANION_PROGRESS", "1") == "0"
     kw.setdefault("leave", False)
     return tqdm(iterable, **kw)

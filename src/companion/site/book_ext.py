@@ -7,9 +7,14 @@
   ``const THEBE_JS_URL = ...``; the second copy is a SyntaxError in the console).
 * Points CDN links that executed outputs carry at vendored copies: matplotlib's ``to_jshtml``
   frame player links Font Awesome 4.4 from maxcdn for its button icons.
+* Talk decks (:mod:`companion.site.slides`): links every chapter page that has one to its deck,
+  under the title, and writes the decks into ``slides/`` when an executed HTML build finishes
+  (a build with execution off, such as ``make test``'s structural pass, writes none).
 """
 
 from __future__ import annotations
+
+import posixpath
 
 __all__ = ["setup", "CDN_REWRITES"]
 
@@ -45,10 +50,43 @@ def _page_context(app, pagename, templatename, context, doctree):
         for url, local in CDN_REWRITES.items():
             if url in body:
                 body = body.replace(url, context["pathto"](local, 1))
-        context["body"] = body
+        context["body"] = _deck_link(app, pagename, body)
+
+
+def _deck_pages(app) -> dict[str, str]:
+    if not hasattr(app, "_companion_decks"):
+        from companion.site import slides
+
+        app._companion_decks = {d: slides.deck_path(d) for d, _ in slides.decks(app.srcdir)}
+    return app._companion_decks
+
+
+def _deck_link(app, pagename: str, body: str) -> str:
+    deck = _deck_pages(app).get(pagename)
+    if deck is None:
+        return body
+    href = posixpath.relpath(deck, posixpath.dirname(pagename))
+    link = (
+        f'<p class="companion-deck-link"><a href="{href}">Slides: this chapter as a talk</a> '
+        "(statement, figure, the number, an exercise, the claims)</p>"
+    )
+    return body.replace("</h1>", "</h1>" + link, 1)
+
+
+def _write_decks(app, exception):
+    if exception is not None or app.builder.name != "html":
+        return
+    if app.config.nb_execution_mode == "off":
+        return
+    from sphinx.util import logging
+
+    from companion.site import slides
+
+    slides.build(app.outdir, app.srcdir, log=logging.getLogger(__name__).info)
 
 
 def setup(app):
     app.set_html_assets_policy("always")
     app.connect("html-page-context", _page_context, priority=900)
+    app.connect("build-finished", _write_decks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -417,6 +417,10 @@ def simulate_chain(
         author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
     )
     if weights is not None:
+        if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+            raise TypeError(
+                f"`weights` must be a sequence of {depth} matrices; got {type(weights).__name__}"
+            )
         weights = [check_matrix(w, f"weights[{i}]") for i, w in enumerate(weights)]
         if len(weights) != depth or any(w.shape != (m, m) for w in weights):
             shapes = [w.shape for w in weights]
@@ -474,6 +478,10 @@ def inject_compounding(result: ChainResult, beta: float) -> ChainResult:
     >>> np.round(c / COMPOUNDING_BASE ** np.arange(3), 6).tolist()
     [1.0, 1.0, 1.0]
     """
+    if not isinstance(result, ChainResult):
+        raise TypeError(
+            f"`result` must be a ChainResult (from simulate_chain); got {type(result).__name__}"
+        )
     beta = check_real(beta, "beta")
     fac = COMPOUNDING_BASE ** (beta * np.arange(result.depths.size))  # (depth,)
     t_sign = {r: a * fac[None, :] for r, a in result.t_sign.items()}

@@ -1018,3 +1018,10 @@ register(
         "planned control is the same verdicts against swapped labels, as for shirodkar.classifier",
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-dd-at-scale",
+    "punchline": "shirodkar.init_alignment_ln",
+    "exercise": "ex-scale-tiny-gamma",
+}

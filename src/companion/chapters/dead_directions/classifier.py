@@ -200,3 +200,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-classifier",
+    "punchline": "shirodkar.null_cos",
+    "exercise": "ex-null-mean",
+}

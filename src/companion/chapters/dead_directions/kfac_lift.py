@@ -205,3 +205,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-kfac-lift",
+    "punchline": "shirodkar.kfac_lift",
+    "exercise": "ex-kfac-tied",
+}

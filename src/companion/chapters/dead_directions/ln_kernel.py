@@ -344,3 +344,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-ln-kernel",
+    "punchline": "shirodkar.ln_kernel",
+    "exercise": "ex-ln-kernel-zero",
+}

@@ -177,3 +177,11 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-rms-no-kernel",
+    "steps": ("The trap",),
+    "punchline": "shirodkar.rms_no_kernel",
+    "exercise": "ex-rms-data-kernel",
+}

@@ -172,3 +172,11 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "def-schur-ratio",
+    "steps": ("The caveat",),
+    "punchline": "shirodkar.schur_baseline",
+    "exercise": "ex-schur-coord",
+}

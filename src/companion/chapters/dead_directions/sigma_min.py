@@ -295,3 +295,11 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-sigma-min-residual",
+    "steps": ("The toy",),
+    "punchline": "shirodkar.sigma_min_residual",
+    "exercise": "ex-sigma-skew",
+}

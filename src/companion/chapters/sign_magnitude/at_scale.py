@@ -1168,3 +1168,11 @@ register(
         control_none="not measured: no definition to measure",
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "def-sign-flip-leverage",
+    "steps": ("Three traps",),
+    "punchline": "dong.real.cos2_table1",
+    "exercise": "ex-at-scale-count-matched",
+}

@@ -144,3 +144,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-bussgang",
+    "punchline": "dong.fact1",
+    "exercise": "ex-bussgang-finite",
+}

@@ -317,3 +317,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-energy-equality",
+    "punchline": "dong.prop1.energy",
+    "exercise": "ex-ee-not-sphere",
+}

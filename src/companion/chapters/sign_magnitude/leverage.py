@@ -252,3 +252,10 @@ register(
         **_COMMON,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-leverage",
+    "punchline": "dong.leverage.post_relu",
+    "exercise": "ex-lev-expand",
+}

@@ -446,3 +446,11 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-multilayer",
+    "steps": ("V2, first order",),
+    "punchline": "dong.multilayer.no_compounding",
+    "exercise": "ex-ml-additive",
+}

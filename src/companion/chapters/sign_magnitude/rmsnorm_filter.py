@@ -154,3 +154,10 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-rmsnorm-filter",
+    "punchline": "dong.rmsnorm_jacobian",
+    "exercise": "ex-rmsnorm-second-order",
+}

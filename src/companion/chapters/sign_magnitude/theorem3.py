@@ -740,3 +740,11 @@ register(
         **_COMMON,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-theorem3",
+    "steps": ("Arc-cosine kernel", "The trap: measuring after the norm"),
+    "punchline": "dong.thm3.limit",
+    "exercise": "ex-t3-expand",
+}

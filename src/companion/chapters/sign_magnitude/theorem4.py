@@ -229,3 +229,11 @@ register(
         chapter=CHAPTER,
     )
 )
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-theorem4",
+    "steps": ("After ReLU",),
+    "punchline": "dong.thm4.cos2",
+    "exercise": "ex-t4-scale",
+}

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion._validate import check_int, check_real
+from companion._validate import check_finite_array, check_int, check_matrix, check_real
+from companion.llm._checks import check_layers, check_module, check_windows
 from companion.llm.sign_flips.layers import get_linear
 
 __all__ = [
@@ -47,6 +48,22 @@ def _run(model, windows, batch_size=1):
             model(input_ids=windows[s : s + batch_size].to(dev))
 
 
+def _check_pass(model, windows, layers: dict, min_tokens) -> None:
+    """The arguments of a forward pass with hooks on ``layers``: layers of ``model`` (hooks
+    on layers of another model would never fire), token windows, enough tokens."""
+    check_module(model)
+    check_windows(windows)
+    check_layers(layers)
+    own = {id(m) for m in model.modules()}
+    alien = [n for n, m in layers.items() if id(m) not in own]
+    if alien:
+        raise ValueError(
+            f"`layers` must be layers of `model` (linear_layers(model)); got {len(alien)} "
+            f"that are not, e.g. {alien[0]!r}"
+        )
+    _check_tokens(windows, check_int(min_tokens, "min_tokens", low=1))
+
+
 def _check_tokens(windows, min_tokens: int, what: str = "calibration"):
     n_tok = int(windows.shape[0] * windows.shape[1])
     if n_tok < min_tokens:
@@ -60,9 +77,8 @@ def input_abs_mean(model, windows, layers: dict, *, min_tokens: int = 512) -> di
     """Mean |x_j| per input dimension of every layer, over all tokens of ``windows`` (float64)."""
     import torch
 
-    _check_tokens(windows, min_tokens)
+    _check_pass(model, windows, layers, min_tokens)
     sums = {n: torch.zeros(m.weight.shape[1], dtype=torch.float64) for n, m in layers.items()}
-    count = [0]
 
     def acc(name, x):
         sums[name] += x.detach().reshape(-1, x.shape[-1]).abs().double().sum(0).cpu()
@@ -70,7 +86,6 @@ def input_abs_mean(model, windows, layers: dict, *, min_tokens: int = 512) -> di
     with _input_hooks(layers, list(layers), acc):
         _run(model, windows)
     n_tok = windows.shape[0] * windows.shape[1]
-    count[0] = n_tok
     return {n: (s / n_tok).numpy() for n, s in sums.items()}
 
 
@@ -83,10 +98,18 @@ def outlier_columns(abs_mean: dict, frac: float = 0.05) -> dict:
     {'a': array([1, 3])}
     """
     frac = check_real(frac, "frac", low=0.0, high=1.0, low_open=True, high_open=True)
+    if not isinstance(abs_mean, dict) or not abs_mean:
+        raise TypeError(
+            f"`abs_mean` must be a non-empty dict of per-dimension means; got "
+            f"{'an empty dict' if isinstance(abs_mean, dict) else type(abs_mean).__name__}"
+        )
     out = {}
     for name, s in abs_mean.items():
+        s = check_finite_array(s, f"abs_mean[{name!r}]", ndim=1)
+        if s.size == 0:
+            raise ValueError(f"`abs_mean[{name!r}]` must not be empty; got shape (0,)")
         k = max(1, int(frac * len(s)))
-        out[name] = np.sort(np.argsort(-np.asarray(s), kind="stable")[:k])
+        out[name] = np.sort(np.argsort(-s, kind="stable")[:k])
     return out
 
 
@@ -98,8 +121,8 @@ def activation_stats(model, windows, layers: dict, name: str, *, min_tokens: int
     """
     import torch
 
+    _check_pass(model, windows, layers, min_tokens)
     get_linear(model, name, layers)
-    _check_tokens(windows, min_tokens)
     n = layers[name].weight.shape[1]
     acc = {
         "sq": torch.zeros(n, dtype=torch.float64),
@@ -145,10 +168,22 @@ def alpha_from_stats(stats: dict) -> tuple[np.ndarray, np.ndarray]:
     >>> a.round(4).tolist(), b.round(4).tolist()
     ([0.866, 0.5], [0.7071, 0.7071])
     """
-    return (
-        np.sqrt(np.asarray(stats["ex2"]) / stats["enorm2"]),
-        np.sqrt(np.asarray(stats["ex2_tok"])),
-    )
+    missing = {"ex2", "enorm2", "ex2_tok"} - set(stats if isinstance(stats, dict) else ())
+    if not isinstance(stats, dict) or missing:
+        got = f"a dict without {sorted(missing)}" if isinstance(stats, dict) else None
+        raise TypeError(
+            f"`stats` must be activation_stats' dict (ex2, enorm2, ex2_tok); "
+            f"got {got or type(stats).__name__}"
+        )
+    ex2 = check_finite_array(stats["ex2"], "stats['ex2']", ndim=1)
+    tok = check_finite_array(stats["ex2_tok"], "stats['ex2_tok']", ndim=1)
+    enorm2 = check_real(stats["enorm2"], "stats['enorm2']", low=0.0, low_open=True)
+    if ex2.shape != tok.shape or ex2.size == 0 or (ex2 < 0).any() or (tok < 0).any():
+        raise ValueError(
+            f"`stats` must hold non-negative moments of one non-empty shape; got ex2 "
+            f"{ex2.shape}, ex2_tok {tok.shape}"
+        )
+    return np.sqrt(ex2 / enorm2), np.sqrt(tok)
 
 
 def single_flip_energy(weight, ex2) -> np.ndarray:
@@ -162,9 +197,15 @@ def single_flip_energy(weight, ex2) -> np.ndarray:
     >>> single_flip_energy(np.array([[1.0, 0.0], [1.0, 2.0]]), np.array([1.0, 0.5]))
     array([4., 4.])
     """
-    W = np.asarray(weight, dtype=np.float64)
+    W = check_matrix(weight, "weight")
+    ex2 = check_finite_array(ex2, "ex2", ndim=1)
+    if ex2.shape != (W.shape[1],) or (ex2 < 0).any():
+        raise ValueError(
+            f"`ex2` must hold {W.shape[1]} non-negative second moments (one per column of "
+            f"`weight`); got shape {ex2.shape}"
+        )
     col = (W * W).sum(axis=0)  # (n,) ‖W[:, j]‖²
-    return 4.0 * col / W.shape[0] * np.asarray(ex2, dtype=np.float64)
+    return 4.0 * col / W.shape[0] * ex2
 
 
 def spearman(a, b) -> float:
@@ -177,7 +218,15 @@ def spearman(a, b) -> float:
     """
     from scipy.stats import spearmanr
 
-    return float(spearmanr(np.asarray(a, float), np.asarray(b, float)).statistic)
+    x, y = check_finite_array(a, "a", ndim=1), check_finite_array(b, "b", ndim=1)
+    if x.size < 2:
+        raise ValueError(f"`a` must hold at least 2 values; got {x.size}")
+    if y.shape != x.shape:
+        raise ValueError(f"`b` must have the length of `a` ({x.size}); got {y.size}")
+    for name, v in (("a", x), ("b", y)):
+        if np.all(v == v[0]):
+            raise ValueError(f"`{name}` must not be constant (no ranks to correlate); got {v[0]}")
+    return float(spearmanr(x, y).statistic)
 
 
 def log_spaced_columns(alpha, k: int = 20) -> np.ndarray:
@@ -190,7 +239,12 @@ def log_spaced_columns(alpha, k: int = 20) -> np.ndarray:
     >>> log_spaced_columns(np.array([0.01, 0.1, 1.0, 0.02, 0.5]), 3).tolist()
     [0, 1, 2]
     """
-    a = np.asarray(alpha, dtype=np.float64)
+    a = check_finite_array(alpha, "alpha", ndim=1)
+    if a.size < 2 or (a < 0).any():
+        raise ValueError(
+            f"`alpha` must hold at least 2 non-negative values; got {a.size} (min "
+            f"{a.min() if a.size else 'none'})"
+        )
     k = check_int(k, "k", low=2, high=len(a))
     targets = np.geomspace(max(a.min(), 1e-300), a.max(), k)
     chosen: list[int] = []
@@ -206,7 +260,7 @@ def input_moments(model, windows, layers: dict, *, min_tokens: int = 512) -> dic
     """Per layer: mean |x_j| and E[x_j²] per input dimension, and E‖x‖² (one forward pass)."""
     import torch
 
-    _check_tokens(windows, min_tokens)
+    _check_pass(model, windows, layers, min_tokens)
     acc = {
         n: [
             torch.zeros(m.weight.shape[1], dtype=torch.float64),

@@ -23,7 +23,7 @@ def run(ctx: Context) -> None:
     ctx.record_baseline()
     target = ctx.target
     akey = f"alpha|{target}"
-    arec = next((r for r in ctx.store.records() if r.get("key") == akey), None)
+    arec = ctx.store.get(akey)
     if arec is None:
         arec = {"key": akey, **alpha_record(ctx, target)}
         ctx.store.append(arec)

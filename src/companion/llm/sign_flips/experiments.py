@@ -31,7 +31,7 @@ EXPERIMENTS = tuple(_BY_NAME)
 
 def experiment(name: str) -> Experiment:
     """The :class:`~companion.llm.sign_flips.context.Experiment` called ``name``."""
-    return _BY_NAME[check_choice(name, "experiment", EXPERIMENTS)]
+    return _BY_NAME[check_choice(name, "name", EXPERIMENTS)]
 
 
 def summarize(experiment: str, records: list) -> dict:

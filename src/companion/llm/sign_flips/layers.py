@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion._validate import check_int
+from companion.llm._checks import check_layers, check_module
 
 __all__ = ["default_target", "evenly_spaced", "get_linear", "linear_layers"]
 
@@ -18,8 +19,7 @@ def linear_layers(model) -> dict:
     """
     import torch
 
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"`model` must be a torch.nn.Module; got {type(model).__name__}")
+    check_module(model)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     out = {}
     for name, mod in model.named_modules():
@@ -38,17 +38,26 @@ def linear_layers(model) -> dict:
 
 def get_linear(model, name: str, layers: dict | None = None):
     """The Linear layer called ``name``, or a ValueError listing a few valid names."""
-    layers = linear_layers(model) if layers is None else layers
+    check_module(model)
+    if layers is None:
+        layers = linear_layers(model)
+    elif not {id(m) for m in check_layers(layers).values()} <= {id(m) for m in model.modules()}:
+        raise ValueError("`layers` must be layers of `model` (linear_layers(model))")
+    return layers[check_layer_name(name, layers, "name")]
+
+
+def check_layer_name(name, layers: dict, param: str = "layer") -> str:
+    """``name`` when it names one of ``layers``; else the error lists a few valid names."""
     if not isinstance(name, str):
-        raise TypeError(f"`layer` must be a str naming a Linear layer; got {type(name).__name__}")
+        raise TypeError(f"`{param}` must be a str naming a Linear layer; got {type(name).__name__}")
     if name not in layers:
         names = list(layers)
         hint = ", ".join(repr(n) for n in names[:3])
         raise ValueError(
-            f"`layer` must name a Linear layer of the model (e.g. {hint}, "
+            f"`{param}` must name a Linear layer of the model (e.g. {hint}, "
             f"{len(names)} in all); got {name!r}"
         )
-    return layers[name]
+    return name
 
 
 def evenly_spaced(names, k: int = 20) -> list:
@@ -73,11 +82,7 @@ def evenly_spaced(names, k: int = 20) -> list:
 
 def default_target(layers: dict) -> str:
     """The α / column-flip target: the q_proj at depth ≈ 12/22 (the paper's layer 12 of 22)."""
-    if not isinstance(layers, dict) or not layers:
-        raise TypeError(
-            f"`layers` must be a non-empty dict of Linear layers (linear_layers(model)); "
-            f"got {type(layers).__name__}"
-        )
+    check_layers(layers)
     qs = [n for n in layers if n.endswith("q_proj")]
     if not qs:
         names = list(layers)

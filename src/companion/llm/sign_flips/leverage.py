@@ -12,8 +12,9 @@ import time
 
 import numpy as np
 
+from companion.llm._checks import check_layers
 from companion.llm.sign_flips.context import Context, Experiment, quartiles, ratio
-from companion.llm.sign_flips.masks import count_matched_flips, pool_sizes
+from companion.llm.sign_flips.masks import check_columns, count_matched_flips, pool_sizes
 from companion.llm.sign_flips.setups import PAPER
 
 __all__ = ["leverage_prediction"]
@@ -28,6 +29,15 @@ def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
     E[α²|outlier]/E[α²|non] (the count-matched form, weights ignored) and ``energy_ratio``
     uses the exact single-flip energies 4 W_ij² E[x_j²] (weights included).
     """
+    check_layers(layers)
+    columns = check_columns(layers, columns, "outlier")
+    if not isinstance(moments, dict) or set(moments) != set(layers):
+        raise TypeError(
+            f"`moments` must be input_moments' dict with one entry per layer; got "
+            f"{type(moments).__name__}{' with other keys' if isinstance(moments, dict) else ''}"
+        )
+    if any(len(c) in (0, layers[k].weight.shape[1]) for k, c in columns.items()):
+        raise ValueError("`columns` must leave each layer some outlier and some other columns")
     num = {"a_out": 0.0, "a_non": 0.0, "e_out": 0.0, "e_non": 0.0, "na_out": 0.0}
     n_out = n_non = 0
     for name, mod in layers.items():

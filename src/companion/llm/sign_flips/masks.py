@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion._validate import check_choice, check_int, check_real
+from companion._validate import check_choice, check_int, check_real, check_shape
+from companion.llm._checks import check_layers
 
 __all__ = [
     "POOLS",
@@ -53,7 +54,9 @@ def matrix_rng(seed: int, layer_index: int, tag: str = "all") -> np.random.Gener
     True
     """
     seed = check_int(seed, "seed", low=0)
-    return np.random.default_rng(np.random.SeedSequence([seed, _TAGS[tag], int(layer_index)]))
+    layer_index = check_int(layer_index, "layer_index", low=0)
+    tag = check_choice(tag, "tag", tuple(_TAGS))
+    return np.random.default_rng(np.random.SeedSequence([seed, _TAGS[tag], layer_index]))
 
 
 @dataclass
@@ -69,11 +72,66 @@ class FlipSet:
 
     def sq_norm(self, layers) -> float:
         """‖ΔW_flip‖_F² = Σ 4 w² over the set (float64)."""
+        check_flips(layers, self)
         tot = 0.0
         for name, idx in self.indices.items():
             w = layers[name].weight.detach().reshape(-1)[_as_index(idx, layers[name].weight)]
             tot += 4.0 * float((w.double() ** 2).sum())
         return tot
+
+
+def check_flips(layers: dict, flips) -> None:
+    """``flips`` is a :class:`FlipSet` of ``layers``: known names, indices inside each weight."""
+    check_layers(layers)
+    if not isinstance(flips, FlipSet):
+        raise TypeError(f"`flips` must be a FlipSet; got {type(flips).__name__}")
+    for name, idx in flips.indices.items():
+        if name not in layers:
+            raise ValueError(
+                f"`flips` must name layers of `layers`; got {name!r}, which is not one of its "
+                f"{len(layers)} layers"
+            )
+        idx = np.asarray(idx)
+        numel = layers[name].weight.numel()
+        if idx.size and (idx.dtype.kind not in "iu" or idx.ndim != 1):
+            raise TypeError(f"`flips` must hold 1-D integer indices; got {idx.dtype} at {name!r}")
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= numel):
+            raise ValueError(
+                f"`flips` must hold flat indices in [0, {numel - 1}] for {name!r}; got "
+                f"[{int(idx.min())}, {int(idx.max())}]"
+            )
+
+
+def check_columns(layers: dict, columns, pool: str) -> dict | None:
+    """The pool's columns per layer: distinct input indices in [0, n_in) (None for "all")."""
+    if pool == "all" and columns is None:
+        return None
+    if not isinstance(columns, dict):
+        raise TypeError(
+            f"`columns` must be a dict of column indices per layer (outlier_columns) for pool "
+            f"{pool!r}; got {type(columns).__name__}"
+        )
+    out = {}
+    for name, mod in layers.items():
+        if name not in columns:
+            raise ValueError(f"`columns` must have an entry for every layer; got none for {name!r}")
+        cols = np.asarray(columns[name])
+        n_in = mod.weight.shape[1]
+        if cols.ndim != 1 or (cols.size and cols.dtype.kind not in "iu"):
+            raise TypeError(
+                f"`columns[{name!r}]` must be a 1-D array of integer column indices; "
+                f"got {cols.dtype} of shape {cols.shape}"
+            )
+        cols = cols.astype(np.int64)
+        if cols.size and (cols.min() < 0 or cols.max() >= n_in):
+            raise ValueError(
+                f"`columns[{name!r}]` must hold column indices in [0, {n_in - 1}]; got "
+                f"[{cols.min()}, {cols.max()}]"
+            )
+        if len(np.unique(cols)) != cols.size:
+            raise ValueError(f"`columns[{name!r}]` must hold distinct column indices")
+        out[name] = cols
+    return out
 
 
 def _as_index(idx, weight):
@@ -104,7 +162,9 @@ def _positions_to_flat(pos: np.ndarray, n_in: int, pool_cols: np.ndarray | None)
 
 def pool_sizes(layers: dict, columns: dict | None, pool: str = "all") -> dict:
     """Number of entries of each matrix in the pool (rows × pool columns)."""
+    check_layers(layers)
     check_choice(pool, "pool", POOLS)
+    columns = check_columns(layers, columns, pool)
     sizes = {}
     for name, mod in layers.items():
         m, n = mod.weight.shape
@@ -125,9 +185,12 @@ def bernoulli_flips(
     that matrix's own generator (:func:`matrix_rng`); this is the same law as a Bernoulli mask.
     """
     p = check_real(p, "p", low=0.0, high=1.0, low_open=True)
+    check_layers(layers)
     check_choice(pool, "pool", POOLS)
+    check_int(seed, "seed", low=0)
     if pool != "all" and columns is None:
         raise ValueError(f"`columns` must be given for pool {pool!r}; got None")
+    columns = check_columns(layers, columns, pool)
     out = FlipSet(pool=pool)
     sizes = pool_sizes(layers, columns, pool)
     for i, (name, mod) in enumerate(layers.items()):
@@ -139,8 +202,8 @@ def bernoulli_flips(
     return out
 
 
-def allocate(sizes: dict, n: int) -> dict:
-    """Split ``n`` over matrices in proportion to their pool sizes (largest remainder).
+def allocate(sizes: dict, n_flips: int) -> dict:
+    """Split ``n_flips`` over matrices in proportion to their pool sizes (largest remainder).
 
     Examples
     --------
@@ -149,8 +212,17 @@ def allocate(sizes: dict, n: int) -> dict:
     >>> allocate({"a": 1, "b": 1, "c": 1}, 2)
     {'a': 1, 'b': 1, 'c': 0}
     """
+    if not isinstance(sizes, dict) or not sizes:
+        raise TypeError(
+            f"`sizes` must be a non-empty dict of pool sizes (pool_sizes); got "
+            f"{'an empty dict' if isinstance(sizes, dict) else type(sizes).__name__}"
+        )
+    for name, size in sizes.items():
+        check_int(size, f"sizes[{name!r}]", low=0)
     total = sum(sizes.values())
-    n = check_int(n, "n_flips", low=0, high=total)
+    n = check_int(n_flips, "n_flips", low=0, high=total)
+    if total == 0:
+        return dict.fromkeys(sizes, 0)
     names = list(sizes)
     exact = np.array([sizes[k] * n / total for k in names], dtype=np.float64)
     base = np.floor(exact).astype(np.int64)
@@ -169,6 +241,7 @@ def count_matched_flips(
     two conditions differ only in *where* the flips fall.
     """
     check_choice(pool, "pool", ("outlier", "non"))
+    check_int(seed, "seed", low=0)
     sizes = pool_sizes(layers, columns, pool)
     counts = allocate(sizes, n_flips)
     out = FlipSet(pool=pool)
@@ -182,6 +255,11 @@ def count_matched_flips(
 
 def column_flip_set(layer_name: str, weight_shape, column: int) -> FlipSet:
     """Every entry of one input column ``W[:, j]`` (a whole-column flip, Exp G)."""
-    m, n = weight_shape
+    if not isinstance(layer_name, str):
+        raise TypeError(f"`layer_name` must be a str; got {type(layer_name).__name__}")
+    shape = check_shape(weight_shape, "weight_shape")
+    if len(shape) != 2 or min(shape) < 1:
+        raise ValueError(f"`weight_shape` must be (m, n) with m, n >= 1; got {shape}")
+    m, n = shape
     column = check_int(column, "column", low=0, high=n - 1)
     return FlipSet({layer_name: np.arange(m, dtype=np.int64) * n + column}, pool="column")

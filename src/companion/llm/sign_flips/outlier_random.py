@@ -17,7 +17,7 @@ import numpy as np
 from companion.llm.sign_flips.context import Context, Experiment, quartiles, ratio
 from companion.llm.sign_flips.masks import bernoulli_flips, matrix_rng
 
-__all__ = ["CONDITIONS", "random_columns"]
+__all__ = ["CONDITIONS"]
 
 #: (pool, kind) of every condition: "outlier" here is the random column set.
 CONDITIONS = (
@@ -28,7 +28,7 @@ CONDITIONS = (
 )
 
 
-def random_columns(layers: dict, frac: float, seed: int) -> dict:
+def _random_columns(layers: dict, frac: float, seed: int) -> dict:
     """A random ``frac`` of each matrix's input columns (sorted), from per-matrix streams."""
     out = {}
     for i, (name, mod) in enumerate(layers.items()):
@@ -47,7 +47,7 @@ def run(ctx: Context) -> None:
         if ctx.store.done(key):
             continue
         t0 = time.perf_counter()
-        cols = random_columns(ctx.layers, ctx.cfg.outlier_frac, seed=1000 + s)
+        cols = _random_columns(ctx.layers, ctx.cfg.outlier_frac, seed=1000 + s)
         fs = bernoulli_flips(ctx.layers, p, seed=s, columns=cols, pool=pool)
         scale = 1.0
         if kind == "scaled_flip":

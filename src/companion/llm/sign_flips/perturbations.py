@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 
 from companion._validate import check_choice, check_real
-from companion.llm.sign_flips.masks import FlipSet, _as_index
+from companion.llm.sign_flips.masks import FlipSet, _as_index, check_flips
 
 __all__ = ["KINDS", "perturbed"]
 
@@ -186,7 +186,6 @@ def _perturb_local(w, idx, fn, scale):
     return lambda: flat.index_copy_(0, t, old)
 
 
-@contextlib.contextmanager
 def perturbed(layers: dict, flips: FlipSet, *, kind: str = "flip", scale: float = 1.0):
     """Perturb the model in place; restore it exactly on exit.
 
@@ -207,12 +206,18 @@ def perturbed(layers: dict, flips: FlipSet, *, kind: str = "flip", scale: float 
     The original values of the touched entries are saved (memory ∝ their number; for
     ``"magnitude"`` only the entries whose subtraction would not round back) and written back
     in ``finally``, so the model is restored bit for bit even after an error. No copy of the
-    model is made.
+    model is made. The arguments are checked when it is called (before ``with``).
     """
-    import torch
-
+    check_flips(layers, flips)
     check_choice(kind, "kind", KINDS)
     scale = check_real(scale, "scale", low=0.0, low_open=True)
+    return _perturbed(layers, flips, kind, scale)
+
+
+@contextlib.contextmanager
+def _perturbed(layers: dict, flips: FlipSet, kind: str, scale: float):
+    import torch
+
     restores = []
     try:
         with torch.no_grad():

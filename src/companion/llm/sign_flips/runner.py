@@ -12,13 +12,20 @@ import sys
 import time
 from dataclasses import dataclass
 
-from companion._validate import check_choice, check_int, check_real
+from companion._validate import check_bool, check_choice, check_int, check_real
+from companion.llm._checks import (
+    check_module,
+    check_optional_str,
+    check_path,
+    check_tokenizer,
+    check_windows,
+)
 from companion.llm.sign_flips.activations import _check_tokens
 from companion.llm.sign_flips.context import Context, Experiment
+from companion.llm.sign_flips.experiments import EXPERIMENTS, format_summary, summarize
 from companion.llm.sign_flips.experiments import experiment as _experiment
-from companion.llm.sign_flips.experiments import format_summary, summarize
-from companion.llm.sign_flips.layers import default_target, get_linear, linear_layers
-from companion.llm.sign_flips.setups import Setup, setup
+from companion.llm.sign_flips.layers import check_layer_name, default_target, linear_layers
+from companion.llm.sign_flips.setups import Setup, _check_rates, setup
 
 __all__ = [
     "Inputs",
@@ -63,6 +70,18 @@ class Options:
     calibration: str = "disjoint"
     setup: Setup | None = None
 
+    def __post_init__(self):
+        if self.seeds is not None:
+            check_int(self.seeds, "seeds", low=1)
+        if self.p is not None:
+            check_real(self.p, "p", low=0.0, high=1.0, low_open=True)
+        if self.ps is not None:
+            object.__setattr__(self, "ps", _check_rates(self.ps, "ps"))
+        check_optional_str(self.layer, "layer")
+        check_choice(self.calibration, "calibration", CALIBRATIONS)
+        if self.setup is not None and not isinstance(self.setup, Setup):
+            raise TypeError(f"`setup` must be a Setup or None; got {type(self.setup).__name__}")
+
 
 @dataclass(frozen=True)
 class Inputs:
@@ -79,11 +98,25 @@ class Inputs:
     calib: object = None
     device: str | None = None
 
+    def __post_init__(self):
+        if self.model is not None:
+            check_module(self.model)
+        if self.tokenizer is not None:
+            check_tokenizer(self.tokenizer)
+        for name in ("windows", "calib"):
+            if getattr(self, name) is not None:
+                check_windows(getattr(self, name), name, min_tokens=2)
+        if self.device is not None:
+            from companion.llm.loading import check_device
+
+            check_device(self.device)
+
 
 def results_path(out, model: str, experiment: str, scale: str = "cpu") -> str:
     """Where an experiment's records live: ``<out>/<model>/<experiment>-<scale>.jsonl``
     (``out=None``: the results root's ``sign_flips/``, :func:`companion.results.locate`)."""
-    if out is None:
+    _check_names(model, experiment, scale)
+    if check_path(out, "out") is None:
         from companion.results import locate
 
         return str(locate(RESULTS, model, f"{experiment}-{scale}.jsonl"))
@@ -95,28 +128,48 @@ def load_results(model: str, experiment: str, *, scale: str = "cpu", out=None) -
 
     ``out=None`` reads the results root (:func:`results_path`).
     """
-    from companion.results import ResultStore
+    from companion.results import read_jsonl
 
-    return ResultStore(results_path(out, model, experiment, scale)).records()
+    _check_names(model, experiment, scale)
+    return read_jsonl(results_path(out, model, experiment, scale))
 
 
 def command_line(experiment: str, model: str, scale: str = "cpu", seeds: int | None = None) -> str:
     """The CLI command that produces an experiment's results file."""
+    _check_names(model, experiment, scale)
+    if seeds is not None:
+        check_int(seeds, "seeds", low=1)
     cmd = f"companion run sign-flips --experiment {experiment} --model {model} --scale {scale}"
     return cmd + (f" --seeds {seeds}" if seeds else "") + " --resume"
 
 
+def _check_names(model: str, experiment: str, scale: str) -> None:
+    from companion.scale import SCALES
+
+    if not isinstance(model, str) or not model or "/" in model or model.startswith("."):
+        got = repr(model) if isinstance(model, str) else type(model).__name__
+        raise TypeError(f"`model` must be a model name (a str, no '/'); got {got}")
+    check_choice(experiment, "experiment", EXPERIMENTS)
+    check_choice(scale, "scale", SCALES)
+
+
 class _Store:
-    """The engine's :class:`companion.results.ResultStore`, adding this run's metadata."""
+    """The run's view of its :class:`companion.results.ResultStore`: adds the run's metadata
+    to every record; without ``resume`` a setting counts as done only once this run wrote it
+    (it is measured again and its new record replaces the stored one)."""
 
-    def __init__(self, path, meta: dict, command: str):
-        from companion.results import ResultStore
+    def __init__(self, inner, meta: dict, command: str, *, resume: bool):
+        self.inner, self.meta, self.command, self.resume = inner, meta, command, resume
+        self.path, self.written = inner.path, set()
 
-        self.inner, self.meta, self.command = ResultStore(path), meta, command
-        self.path = self.inner.path
+    def done(self, key) -> bool:
+        return key in self.written or (self.resume and self.inner.done(key))
 
-    def done(self, key):
-        return self.inner.done(key)
+    def get(self, key) -> dict | None:
+        """The stored record of ``key`` when it counts as done, else None."""
+        if not self.done(key):
+            return None
+        return next((r for r in self.inner.records() if r.get("key") == key), None)
 
     def records(self):
         return self.inner.records()
@@ -130,7 +183,9 @@ class _Store:
             "meta": self.meta,
             **rec,
         }
-        return self.inner.append(full, command=self.command)
+        out = self.inner.append(full, command=self.command)
+        self.written.add(out["key"])
+        return out
 
 
 def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibration) -> dict:
@@ -161,20 +216,30 @@ def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibra
 
 
 def _checked(exp: Experiment, cfg: Setup, options: Options) -> dict:
-    """The run's seeds, p and ps, each checked (defaults from the setup)."""
-    check_choice(options.calibration, "calibration", CALIBRATIONS)
-    p = (
-        cfg.outlier_p
-        if options.p is None
-        else check_real(options.p, "p", low=0.0, high=1.0, low_open=True)
-    )
-    ps = tuple(
-        check_real(q, "p", low=0.0, high=1.0, low_open=True)
-        for q in (options.ps or cfg.leverage_ps)
-    )
-    default_seeds = getattr(cfg, exp.seeds_field)
-    seeds = default_seeds if options.seeds is None else check_int(options.seeds, "seeds", low=1)
-    return {"seeds": seeds, "p": p, "ps": ps}
+    """The run's seeds, p and ps (:class:`Options` checked them; defaults from the setup)."""
+    return {
+        "seeds": getattr(cfg, exp.seeds_field) if options.seeds is None else options.seeds,
+        "p": cfg.outlier_p if options.p is None else options.p,
+        "ps": options.ps or cfg.leverage_ps,
+    }
+
+
+def _check_model(model_name: str, inputs: Inputs) -> None:
+    """A model to load by name must be a registered causal language model."""
+    if not isinstance(model_name, str):
+        raise TypeError(f"`model_name` must be a str; got {type(model_name).__name__}")
+    if inputs.model is not None:
+        return
+    from companion.llm.registry import get_spec
+
+    spec = get_spec(model_name)
+    if spec.modality != "text" or spec.post_ln:
+        kind = "an encoder" if spec.modality == "text" else f"a {spec.modality} model"
+        raise ValueError(
+            f"`model_name` must be a causal language model (sign flips are scored by "
+            f"next-token NLL), e.g. 'smollm2-135m'; got {model_name!r}, {kind} "
+            f"({spec.architecture})"
+        )
 
 
 def _load(model_name: str, scale: str, inputs: Inputs):
@@ -251,7 +316,8 @@ def run_experiment(
         Results folder; the file is :func:`results_path` (default: the results root's
         ``sign_flips/``, a folder new records may be written to).
     resume : bool
-        Skip settings already stored. Without it an existing file is started afresh.
+        Skip settings already stored. Without it every setting of this run is measured
+        again and replaces its stored record; no other record is removed.
     command : str, optional
         The command line stored with every record (default: this process's).
     progress : bool
@@ -259,12 +325,28 @@ def run_experiment(
 
     Every argument is checked before anything is written: an invalid ``p``, an unknown
     experiment, a layer name that does not match or too few calibration tokens raise
-    ValueError and leave no record.
+    ValueError and leave no record. The results file is checked before the model loads
+    (:class:`companion.results.ResultStore`: a corrupt line is refused, a truncated last
+    line quarantined), so no work is lost to a bad file.
     """
-    exp = _experiment(experiment)
-    options, inputs = options or Options(), inputs or Inputs()
+    from companion.results import ResultStore, experiment_dir
+
+    exp = _experiment(check_choice(experiment, "experiment", EXPERIMENTS))
+    options = Options() if options is None else options
+    inputs = Inputs() if inputs is None else inputs
+    for name, value, cls in (("options", options, Options), ("inputs", inputs, Inputs)):
+        if not isinstance(value, cls):
+            raise TypeError(f"`{name}` must be {cls.__name__} or None; got {type(value).__name__}")
+    check_bool(resume, "resume")
+    check_bool(progress, "progress")
+    check_optional_str(command, "command")
+    check_path(out, "out")
     cfg = options.setup or setup(scale)
     run = _checked(exp, cfg, options)
+    _check_model(model_name, inputs)
+    out = experiment_dir(RESULTS, write=True) if out is None else out
+    results = ResultStore(results_path(out, model_name, experiment, scale))
+    results.recover()
     t_load = time.perf_counter()
     model, tokenizer = _load(model_name, scale, inputs)
     model.eval()
@@ -272,21 +354,14 @@ def run_experiment(
     target = None
     if "target" in exp.needs:
         target = default_target(layers) if options.layer is None else options.layer
-        get_linear(model, target, layers)
+        check_layer_name(target, layers, "layer")
     windows, calib = _windows(exp, cfg, tokenizer, inputs, options.calibration)
     load_s = time.perf_counter() - t_load
-    if out is None:
-        from companion.results import experiment_dir
-
-        out = experiment_dir(RESULTS, write=True)
-    path = results_path(out, model_name, experiment, scale)
-    if not resume and os.path.exists(path):
-        os.remove(path)
     meta = _meta(model, model_name, scale, experiment, windows, calib, options.calibration)
     meta.update(seeds=run["seeds"], load_s=load_s)
     if command is None:
         command = _default_command(experiment, model_name, scale, run["seeds"])
-    store = _Store(path, meta, command)
+    store = _Store(results, meta, command, resume=resume)
     ctx = Context(
         model, model_name, scale, cfg, layers, windows, calib, options.calibration, meta,
         store=store, target=target, bar=_bar if progress else (lambda it, desc: it), **run,

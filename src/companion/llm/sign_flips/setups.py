@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion._validate import check_choice
+from companion._validate import check_choice, check_int, check_real
 
 __all__ = ["PAPER", "SETUPS", "Setup", "setup"]
 
@@ -31,6 +31,17 @@ PAPER = {
     "column_flip_slope": 0.78,
     "baseline_ppl": 7.3828,
 }
+
+
+def _check_rates(ps, name: str) -> tuple:
+    """A non-empty sequence of flip rates in (0, 1]."""
+    if isinstance(ps, (str, bytes)) or not isinstance(ps, (tuple, list)):
+        raise TypeError(
+            f"`{name}` must be a sequence of flip rates in (0, 1]; got {type(ps).__name__}"
+        )
+    if not ps:
+        raise ValueError(f"`{name}` must hold at least one flip rate; got none")
+    return tuple(check_real(q, name, low=0.0, high=1.0, low_open=True) for q in ps)
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,24 @@ class Setup:
     leverage_ps: tuple = (0.05, 0.005, 0.001, 0.0005, 0.0001)
     n_columns: int = 20
     min_calib_tokens: int = 512
+
+    def __post_init__(self):
+        from companion.llm.data import SOURCES
+        from companion.scale import SCALES
+
+        check_choice(self.scale, "scale", SCALES)
+        check_choice(self.source, "source", SOURCES)
+        for name in ("eval_windows", "calib_windows", "seeds", "leverage_seeds", "n_columns"):
+            check_int(getattr(self, name), name, low=1)
+        check_int(self.window, "window", low=2)
+        check_int(self.sphere_samples, "sphere_samples", low=2)
+        check_int(self.table1_layers, "table1_layers", low=1)
+        check_int(self.min_calib_tokens, "min_calib_tokens", low=1)
+        check_real(self.outlier_p, "outlier_p", low=0.0, high=1.0, low_open=True)
+        check_real(
+            self.outlier_frac, "outlier_frac", low=0.0, high=1.0, low_open=True, high_open=True
+        )
+        _check_rates(self.leverage_ps, "leverage_ps")
 
 
 SETUPS = {

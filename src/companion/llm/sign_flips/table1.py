@@ -21,6 +21,30 @@ from companion.llm.sign_flips.setups import PAPER
 __all__ = ["table1_layer", "vector_cos2"]
 
 
+def _weight(weight):
+    """``weight`` as a float32 torch matrix (a Linear's weight, or any real 2-D array)."""
+    import torch
+
+    from companion._validate import check_matrix
+
+    if isinstance(weight, torch.Tensor):
+        W = weight.detach()
+        if W.ndim != 2 or not W.is_floating_point() or not bool(torch.isfinite(W).all()):
+            raise ValueError(
+                f"`weight` must be a finite 2-D float matrix; got a {W.dtype} tensor of shape "
+                f"{tuple(W.shape)}"
+            )
+        W = W.float()
+    else:
+        W = torch.as_tensor(check_matrix(weight, "weight"), dtype=torch.float32)
+    if min(W.shape) < 1 or not bool((W != 0).any(dim=1).all()):
+        raise ValueError(
+            f"`weight` must be non-empty with no all-zero rows (cos² is 0/0 there); got shape "
+            f"{tuple(W.shape)}"
+        )
+    return W  # (m, n)
+
+
 def vector_cos2(weight, *, samples: int = 2000, rng=None, batch: int = 1000):
     """Vector-level cos²(W x̂, W_T x̂) over x̂ uniform on the sphere (Theorem 4, Table 1).
 
@@ -34,8 +58,9 @@ def vector_cos2(weight, *, samples: int = 2000, rng=None, batch: int = 1000):
     from companion.stats import mean_estimate
 
     samples = check_int(samples, "samples", low=2)
+    batch = check_int(batch, "batch", low=1)
     g = as_generator(rng)
-    W = weight.detach().float()  # (m, n)
+    W = _weight(weight)  # (m, n)
     WT = W.abs().mean(dim=1, keepdim=True) * torch.sign(W)  # (m, n)
     vals = []
     for s in range(0, samples, batch):
@@ -54,7 +79,11 @@ def table1_layer(name: str, weight, *, samples: int = 2000, rng=None) -> dict:
     """One Table 1 record: row-level and vector-level cos², and the weight tails."""
     from companion.theory.bussgang import row_cos2
 
-    W = weight.detach().float().cpu().numpy().astype(np.float64)  # (m, n)
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a str; got {type(name).__name__}")
+    W = _weight(weight).cpu().numpy().astype(np.float64)  # (m, n)
+    if W.std() == 0:
+        raise ValueError("`weight` must not be constant (its kurtosis is 0/0); got one value")
     rc = row_cos2(W)  # (m,)
     vec = vector_cos2(weight, samples=samples, rng=rng)
     z = (W - W.mean()) / W.std()

@@ -1,0 +1,87 @@
+"""The one error style (:mod:`companion._validate`) for the engine's torch arguments.
+
+Models, token windows, the dicts of Linear layers the sign-flip functions take, tokenizers and
+paths: each check names the parameter in backticks, states the constraint and shows what it got.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def check_module(model, name: str = "model"):
+    """A ``torch.nn.Module`` with at least one parameter."""
+    torch = _torch()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"`{name}` must be a torch.nn.Module; got {type(model).__name__}")
+    if next(model.parameters(), None) is None:
+        raise ValueError(f"`{name}` must have parameters; got a {type(model).__name__} with none")
+    return model
+
+
+def check_windows(windows, name: str = "windows", *, min_tokens: int = 1):
+    """A 2-D integer tensor of token ids ``(n_windows, window)`` with at least one window."""
+    torch = _torch()
+    if not isinstance(windows, torch.Tensor) or windows.dtype not in (torch.int32, torch.int64):
+        got = f"a {windows.dtype} tensor" if isinstance(windows, torch.Tensor) else None
+        raise TypeError(
+            f"`{name}` must be an integer tensor of token ids; got {got or type(windows).__name__}"
+        )
+    if windows.ndim != 2 or windows.shape[0] < 1 or windows.shape[1] < min_tokens:
+        raise ValueError(
+            f"`{name}` must be a 2-D tensor (n_windows, window) of at least one window of "
+            f">= {min_tokens} tokens; got shape {tuple(windows.shape)}"
+        )
+    if int(windows.min()) < 0:
+        raise ValueError(f"`{name}` must hold non-negative token ids; got {int(windows.min())}")
+    return windows
+
+
+def check_layers(layers, name: str = "layers") -> dict:
+    """A non-empty dict of named ``nn.Linear`` layers (what :func:`linear_layers` returns)."""
+    torch = _torch()
+    if not isinstance(layers, dict) or not layers:
+        got = "an empty dict" if isinstance(layers, dict) else type(layers).__name__
+        raise TypeError(
+            f"`{name}` must be a non-empty dict of nn.Linear layers (linear_layers(model)); "
+            f"got {got}"
+        )
+    bad = [k for k, m in layers.items() if not isinstance(m, torch.nn.Linear)]
+    if bad:
+        raise TypeError(
+            f"`{name}` must map names to nn.Linear layers; got {type(layers[bad[0]]).__name__} "
+            f"at {bad[0]!r}"
+        )
+    return layers
+
+
+def check_tokenizer(tokenizer, name: str = "tokenizer"):
+    """A Hugging Face tokenizer (callable, with a vocabulary size)."""
+    if not callable(tokenizer) or not hasattr(tokenizer, "__len__"):
+        raise TypeError(
+            f"`{name}` must be a Hugging Face tokenizer; got {type(tokenizer).__name__}"
+        )
+    return tokenizer
+
+
+def check_path(path, name: str, *, none: bool = True):
+    """A filesystem path (str or os.PathLike), or None when ``none``."""
+    if path is None and none:
+        return None
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        allowed = "a path (str or os.PathLike)" + (" or None" if none else "")
+        raise TypeError(f"`{name}` must be {allowed}; got {type(path).__name__}")
+    return path
+
+
+def check_optional_str(value, name: str):
+    """A str or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a str or None; got {type(value).__name__}")
+    return value

@@ -1,0 +1,129 @@
+"""The browser suite itself, run on a two-page site written here: it passes on a healthy
+site, it fails when a kernel-free control does not move its figure, and it deletes nothing
+it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")),
+    reason="needs Debian's chromium (`make chromium`; make site-test installs it)",
+)
+
+
+def _frame(colour: str) -> str:
+    """A precomputed "frame": a small SVG as a data URI."""
+    svg = (
+        "<svg xmlns='http://www.w3.org/2000/svg' width='200' height='100'>"
+        f"<rect width='200' height='100' fill='{colour}'/></svg>"
+    )
+    return "data:image/svg+xml," + quote(svg)
+
+
+RED, BLUE = _frame("red"), _frame("blue")
+
+PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main>
+<h1 id="top">Explore</h1>
+<p>A figure and its controls, without a kernel. <a href="#top">Back to the top</a>.</p>
+<div class="companion-explore">
+  <label>width n <input type="range" data-param="n" min="0" max="1" step="1" value="0"></label>
+  <label>law <select data-param="law">
+    <option>gaussian</option><option>rademacher</option></select></label>
+  <img alt="Figure: the ratio against p" width="200" height="100" src="{RED}">
+</div>
+<div class="animation">
+  <img alt="Figure: frames sweep p" width="200" height="100" id="frame" src="{RED}">
+  <input type="range" id="slider" min="0" max="1" step="1" value="0"
+         oninput="anim.set_frame(parseInt(this.value))">
+  <button title="Next frame" onclick="anim.next_frame()">next</button>
+</div>
+<script>
+  var frames = ["{RED}", "{BLUE}"];
+  var anim = {{i: 0,
+    set_frame: function (i) {{  // as matplotlib's to_jshtml player: the slider follows
+      this.i = i; document.getElementById("frame").src = frames[i];
+      document.getElementById("slider").value = i; }},
+    next_frame: function () {{ this.set_frame((this.i + 1) % frames.length); }}}};
+  /*EXPLORE*/
+  document.querySelectorAll(".companion-explore [data-param]").forEach(function (el) {{
+    el.addEventListener("input", function () {{
+      var box = el.closest(".companion-explore"), img = box.querySelector("img");
+      img.src = img.getAttribute("src") === frames[0] ? frames[1] : frames[0];
+    }});
+  }});
+</script>
+</main></body></html>
+"""
+
+
+def _site(tmp_path: Path, page: str = PAGE) -> Path:
+    site = tmp_path / "html"
+    (site / "book").mkdir(parents=True)
+    # the race of the old checker: a meta refresh with a 0 s delay, as Jupyter Book writes it
+    (site / "index.html").write_text(
+        '<meta http-equiv="Refresh" content="0; url=book/explore.html" />'
+    )
+    (site / "book" / "explore.html").write_text(page)
+    return site
+
+
+def _run_suite(site: Path, cwd: Path, shots: Path):
+    env = dict(os.environ, COMPANION_SITE_HTML=str(site), COMPANION_SITE_SHOTS=str(shots))
+    cmd = [sys.executable, "-m", "pytest", str(ROOT / "tests" / "site" / "test_browser.py"),
+           "-p", "pytest_playwright.pytest_playwright", "-p", "no:cacheprovider", "-q",
+           "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+           "-W", "ignore::pytest.PytestRemovedIn10Warning"]  # fmt: skip
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_suite_passes_on_a_healthy_site_and_deletes_nothing(tmp_path):
+    site, work = _site(tmp_path), tmp_path / "work"
+    keep = work / "test-results" / "mine.txt"  # what pytest-playwright would delete
+    keep.parent.mkdir(parents=True)
+    keep.write_text("the user's")
+    res = _run_suite(site, work, work / "shots")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert keep.read_text() == "the user's"
+    report = json.loads((work / "shots" / "report.json").read_text())
+    assert set(report["problems"]) == {
+        f"test_{kind}[chromium-{page}]"
+        for kind in ("desktop_and_dark", "phone")
+        for page in ("book/explore.html", "index.html")
+    }
+    shots = sorted(p.name for p in (work / "shots").glob("*.png"))
+    assert "book__explore-1400.png" in shots and "book__explore-390.png" in shots
+    assert "book__explore-1400-dark.png" in shots
+
+
+def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
+    broken = PAGE.replace("/*EXPLORE*/", "if (false)")  # the controls' script never runs
+    res = _run_suite(_site(tmp_path, broken), tmp_path, tmp_path / "shots")
+    assert res.returncode == 1, res.stdout[-3000:]
+    assert "kernel-free control 'n': pressing End on it does not change the figure" in res.stdout
+    assert (
+        "kernel-free control 'law': selecting option 2 of 2 does not change the figure"
+        in res.stdout
+    )
+
+
+def test_the_suite_refuses_a_screenshot_folder_it_did_not_make(tmp_path):
+    theirs = tmp_path / "results"
+    theirs.mkdir()
+    (theirs / "finished.jsonl").write_text("{}\n")
+    res = _run_suite(_site(tmp_path), tmp_path, theirs)
+    assert res.returncode != 0
+    assert "exists and was not made by the site test" in res.stdout + res.stderr
+    assert [p.name for p in theirs.iterdir()] == ["finished.jsonl"]
