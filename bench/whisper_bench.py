@@ -9,11 +9,19 @@ model cache in a temporary folder so that nothing of the user's cache is touched
    records), map the 212 CTranslate2 variables onto ``WhisperForConditionalGeneration``,
    save float32 safetensors (the one-time cost of ``load_whisper``);
 2. **cached load**: ``load_whisper()`` from that cache (every later session);
-3. **speech**: espeak-ng synthesis, resampling and log-mel features per clip of 96 tokens.
+3. **speech**: espeak-ng synthesis, resampling and log-mel features per clip of 96 tokens;
+4. **diagnosis_decoder**, **diagnosis_encoder**: what ``companion run dead-directions
+   --model whisper-base-<stack> --init trained`` does at CPU scale (load, 21 clips of
+   speech, one forward pass with the hooks, the read-out), into a temporary results folder:
+   wall and CPU time (of the Python process: espeak-ng's own is not counted), the
+   record's own timings and the peak RSS.
+
+``--stages`` runs some stages and keeps the others' stored numbers. The conversion stage
+converts into a temporary model cache; without it the later stages use the model cache as
+the library does (converting there first if it is empty).
 
 The machine's load average is recorded with every number: on a shared machine the
-wall-clock numbers are upper bounds. (The diagnosis's run time and memory are measured
-with the dead-direction runs.)
+wall-clock numbers are upper bounds, and the CPU times are the steadier measure.
 """
 
 from __future__ import annotations
@@ -74,12 +82,46 @@ def _stage(name: str, clips: int) -> dict:
         cs = speech_clips(tok, fe, n_clips=clips, window=96, offset=1)
         out["per_clip_s"] = (time.perf_counter() - t0) / clips
         out["speech_seconds_per_clip"] = sum(c.seconds for c in cs) / clips
+    elif name.startswith("diagnosis_"):
+        out.update(_diagnosis(f"whisper-base-{name.removeprefix('diagnosis_')}"))
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
 
-def _run(name: str, cache: str, threads: int, clips: int) -> dict:
-    env = {**os.environ, "COMPANION_CACHE": cache, "HF_HUB_OFFLINE": "1"}
+def _diagnosis(model: str) -> dict:
+    """One ``run dead-directions`` of a trained stack at CPU scale, into a scratch folder."""
+    import resource
+
+    from companion.llm.dead_directions import run_dead_directions
+
+    def cpu():
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return ru.ru_utime + ru.ru_stime
+
+    with tempfile.TemporaryDirectory(prefix="whisper-bench-dd-") as out:
+        c0, t0 = cpu(), time.perf_counter()
+        rec = run_dead_directions(model, init="trained", out=out, show_progress=False)
+        wall, cpu_s = time.perf_counter() - t0, cpu() - c0
+    return {
+        "model": model,
+        "run_wall_s": wall,
+        "run_cpu_s": cpu_s,
+        "load_s": rec["load_s"],
+        "clips": rec["settings"]["clips"],
+        "n_tokens": rec["n_tokens"],
+        "profile_tokens": rec["profile_tokens"],
+        "timings": rec["timings"],
+        "verdict": rec["verdict"],
+    }
+
+
+STAGES = ("conversion", "cached_load", "speech", "diagnosis_decoder", "diagnosis_encoder")
+
+
+def _run(name: str, cache: str | None, threads: int, clips: int) -> dict:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COMPANION_PROGRESS": "0"}
+    if cache is not None:
+        env["COMPANION_CACHE"] = cache
     env["OMP_NUM_THREADS"] = str(threads)
     here = str(Path(__file__).parent)
     code = (
@@ -101,12 +143,15 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--clips", type=int, default=4)
+    p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES))
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="whisper-bench-") as cache:
-        results = {
-            stage: _run(stage, cache, args.threads, args.clips)
-            for stage in ("conversion", "cached_load", "speech")
-        }
+    results = json.loads(OUT.read_text()) if OUT.exists() else {}
+    with tempfile.TemporaryDirectory(prefix="whisper-bench-") as tmp:
+        cache = tmp if "conversion" in args.stages else None
+        for stage in (s for s in STAGES if s in args.stages):
+            results[stage] = _run(stage, cache, args.threads, args.clips)
+            results[stage]["command"] = " ".join(["python bench/whisper_bench.py", *argv])
     results["settings"] = {"threads": args.threads, "clips": args.clips, "cpus": os.cpu_count()}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(results, indent=1) + "\n")

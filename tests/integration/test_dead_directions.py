@@ -143,3 +143,44 @@ def test_capture_module_refuses_an_unknown_what():
         with capture_module(lin, what="x"):
             pass
     assert hook_count(lin) == 0
+
+
+def test_speech_runs_read_the_same_clips_for_both_stacks():
+    from companion.llm.dead_directions.driver import _settings
+
+    kw = dict(scale="cpu", tokens=None, layers=None, dtype=None, revision=None)
+    for name in ("whisper-base-decoder", "whisper-base-encoder"):
+        for init in ("trained", "random"):
+            st, _ = _settings(registry.get_spec(name), init=init, **kw)
+            assert (st["tokens"], st["clips"], st["window"]) == (2048, 21, 96)
+            assert st["source"] == "espeak-ng speech of wiki"
+    with pytest.raises(ValueError, match=r"`tokens` must be > d = 512"):
+        _settings(
+            registry.get_spec("whisper-base-encoder"), init="trained", **{**kw, "tokens": 100}
+        )
+
+
+def test_whisper_stacks_list_their_own_linear_layers():
+    from companion.llm.sign_flips import linear_layers
+
+    for name in ("whisper-base-decoder", "whisper-base-encoder"):
+        stack = tiny(name, layers=1)
+        own = linear_layers(stack)
+        assert own and all(n.startswith(f"model.model.{stack.stack}.") for n in own)
+        assert stack.get_output_embeddings() is stack.model.proj_out
+        assert stack.model.proj_out not in own.values()
+
+
+def test_missing_espeak_is_one_line_before_loading(monkeypatch, tmp_path, capsys):
+    import companion.llm.loading as loading
+    import companion.llm.speech as speech
+    from companion.cli import main
+
+    monkeypatch.setattr(speech.shutil, "which", lambda name: None)
+    monkeypatch.setattr(loading, "load_model", lambda *a, **k: pytest.fail("loaded a model"))
+    argv = ["run", "dead-directions", "--model", "whisper-base-encoder", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: whisper-base-encoder: `espeak-ng` must ")
+    assert "apt-get install -y espeak-ng" in err[0]
+    assert not list(tmp_path.iterdir())  # nothing written

@@ -61,8 +61,9 @@ MAX_SECONDS = 30.0
 _DEFAULT_SPEED = 175  # espeak-ng's default, words per minute
 
 
-class SpeechUnavailable(RuntimeError):
-    """The speech synthesiser ``espeak-ng`` is not installed."""
+class SpeechUnavailable(OSError):
+    """The speech synthesiser ``espeak-ng`` is not installed (an error of the environment,
+    like a missing file: the command line reports it as one line)."""
 
 
 def espeak() -> str:

@@ -23,6 +23,7 @@ so the Part II machinery (:func:`companion.llm.norms.find_final_norm`,
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -399,6 +400,21 @@ def feature_extractor(config):
     )
 
 
+@contextlib.contextmanager
+def _quiet():
+    """transformers' progress bars ("Loading weights", "Writing model shards") off inside
+    the block: a chapter's output shows results, not build chatter."""
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
+
+
 def convert(target: str | None = None, *, parts=None) -> str:
     """Convert the packaged checkpoint once into float32 safetensors at ``target``
     (default: the model cache), with the tokenizer, the feature extractor and
@@ -418,7 +434,8 @@ def convert(target: str | None = None, *, parts=None) -> str:
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
-        model.save_pretrained(tmp)
+        with _quiet():
+            model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         feature_extractor(config).save_pretrained(tmp)
         files = package_files()
@@ -455,7 +472,10 @@ def load_whisper(*, dtype=None, device=None):
     folder = _cache_dir()
     if not os.path.exists(os.path.join(folder, ".complete")):
         convert(folder)
-    model = WhisperForConditionalGeneration.from_pretrained(folder, dtype=dtype or torch.float32)
+    with _quiet():
+        model = WhisperForConditionalGeneration.from_pretrained(
+            folder, dtype=dtype or torch.float32
+        )
     model.eval()
     if device is not None:
         model = model.to(device)
@@ -538,6 +558,22 @@ class _Stack(torch.nn.Module):
     def final_norm_name(self) -> str:
         """The stack's final LayerNorm, as named inside this module."""
         return f"model.model.{self.stack}.layer_norm"
+
+    def get_output_embeddings(self):
+        """The output head ``proj_out`` (tied to the token embedding), as transformers'
+        models report it: code that perturbs or reads Linear layers leaves it out."""
+        return self.model.proj_out
+
+    def linear_layers(self) -> dict:
+        """This stack's own ``nn.Linear`` layers (name → module, in module order): the other
+        stack and the head belong to the other registry entry or to neither (Table 1 of
+        :mod:`companion.llm.sign_flips` reads them; the convolutions are not Linear)."""
+        prefix = f"model.model.{self.stack}."
+        return {
+            n: m
+            for n, m in self.named_modules()
+            if n.startswith(prefix) and isinstance(m, torch.nn.Linear)
+        }
 
     def example_input(self, batch: int = 1, seq: int = 8, seed: int = 0) -> dict:
         """Random inputs of the right shapes (a probe for norm discovery, tests): log-mel

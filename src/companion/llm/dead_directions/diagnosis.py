@@ -64,12 +64,12 @@ class Diagnosis:
         """The flat, JSON-able record of the results files (the keys of every earlier
         record, plus the controls, ρ of the float64 read and the step SEs)."""
         p, s = self.profile, self.schur
-        rec = {
+        return {
             **{k: getattr(self, k) for k in ("norm_name", "norm_kind", "post_ln", "d")},
             **{k: getattr(self, k) for k in ("n_tokens", "dtype", "device")},
             "vstar": self.vstar.tolist(),
             **self.forward.fields(),
-            **(self.fp64.fields("_fp64", arrays=False) if self.fp64 else {}),
+            **(self.fp64.fields("_fp64", arrays=False) if self.fp64 is not None else {}),
             "null_q999": self.null_q999,
             "null_mean": self.null_mean,
             "schur_ratio": s.ratio,
@@ -88,7 +88,6 @@ class Diagnosis:
             "controls": _controls_record(self.controls),
             "timings": self.timings,
         }
-        return rec
 
     @classmethod
     def from_record(cls, rec: dict) -> Diagnosis:

@@ -201,6 +201,10 @@ def run_dead_directions(
                 if show_progress:
                     print(f"{name} ({init}): done, skipped (--resume)", file=sys.stderr)
                 return r
+    if spec.modality == "speech":  # before loading: the clips need the synthesiser
+        from companion.llm.speech import espeak
+
+        espeak()
     rec = _diagnose_model(
         spec,
         settings,
@@ -229,6 +233,7 @@ def run_cli(args) -> int:
     from companion.llm.loading import HubUnavailable
     from companion.llm.norms import NormNotFound
     from companion.llm.registry import list_models
+    from companion.llm.speech import SpeechUnavailable
 
     names = []
     for m in args.model:
@@ -250,7 +255,13 @@ def run_cli(args) -> int:
                 command=getattr(args, "command_line", None),
                 revision=revision,
             )
-        except (ValueError, HubUnavailable, NormNotFound, ModuleNotFoundError) as err:
+        except (
+            ValueError,
+            HubUnavailable,
+            NormNotFound,
+            ModuleNotFoundError,
+            SpeechUnavailable,
+        ) as err:
             print(f"error: {name}{'@' + revision if revision else ''}: {err}", file=sys.stderr)
             status = 2
             continue

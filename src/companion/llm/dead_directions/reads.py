@@ -127,14 +127,16 @@ class KernelRead:
         records lack read as NaN."""
         if "verdict" + suffix not in rec:
             return None
-        kw = {a: rec.get(k + suffix) for a, k in _READ_KEYS.items()}
-        for a in ("spectrum", "bottom"):
-            kw[a] = None if kw[a] is None else np.asarray(kw[a], dtype=float)
-        kw["spectrum"] = _empty() if kw["spectrum"] is None else kw["spectrum"]
-        for a, v in kw.items():
-            if v is None and a not in ("bottom",):
-                kw[a] = "" if a in ("verdict", "reason") else float("nan")
-        return cls(**kw)
+
+        def get(attr: str, key: str):
+            v = rec.get(key + suffix)
+            if attr in ("spectrum", "bottom"):
+                return (_empty() if attr == "spectrum" else None) if v is None else np.asarray(v)
+            if v is None:
+                return "" if attr in ("verdict", "reason") else float("nan")
+            return v
+
+        return cls(**{a: get(a, k) for a, k in _READ_KEYS.items()})
 
 
 @dataclass

@@ -15,11 +15,14 @@ def linear_layers(model) -> dict:
 
     Embeddings are ``nn.Embedding`` (never included); the head is excluded by identity with
     ``model.get_output_embeddings()`` and by the names ``lm_head``/``embed_out`` (with tied
-    weights, flipping the head would also flip the embedding matrix).
+    weights, flipping the head would also flip the embedding matrix). A model that is one
+    part of a larger one (Whisper's stacks) lists its own through ``model.linear_layers()``.
     """
     import torch
 
     check_module(model)
+    if callable(getattr(model, "linear_layers", None)):  # one part of a larger model
+        return model.linear_layers()  # (Whisper's stacks: companion.llm.whisper)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     out = {}
     for name, mod in model.named_modules():
