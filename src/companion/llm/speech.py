@@ -193,9 +193,8 @@ def log_mel(audio, sampling_rate: int, extractor) -> np.ndarray:
             f"`audio` must be at most {MAX_SECONDS:g} s long (Whisper's window); got "
             f"{x.size / SAMPLE_RATE:.2f} s"
         )
-    feats = check_callable(extractor, "extractor")(
-        x, sampling_rate=SAMPLE_RATE, return_tensors="np"
-    )["input_features"]
+    check_callable(extractor, "extractor")
+    feats = extractor(x, sampling_rate=SAMPLE_RATE, return_tensors="np")["input_features"]
     return feats[0].astype(np.float32)  # (n_mels, frames)
 
 
@@ -209,6 +208,9 @@ def speech_paragraphs(source: str = "wiki", min_chars: int = 80) -> tuple:
     shorter than ``min_chars`` (captions, list items) dropped, folded to ASCII, whitespace
     collapsed."""
     # checked before the cache, which would refuse an unhashable value in its own words
+    from companion.llm.data import SOURCES
+
+    check_choice(source, "source", SOURCES)
     return _paragraphs(source, check_int(min_chars, "min_chars", low=0))
 
 
