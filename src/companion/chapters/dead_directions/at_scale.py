@@ -296,8 +296,12 @@ def whisper_commands() -> dict:
 
 
 def whisper_records(scale: str = "cpu") -> list[dict]:
-    """Whisper's records at ``scale``: per stack, trained, then random init deepest first."""
-    recs = [r for r in _stored(scale) if r["model"] in WHISPER]
+    """Whisper's records at ``scale``, else the CPU-scale ones (Whisper-base is small enough to
+    be diagnosed on a CPU, and full scale adds nothing to it): per stack, trained, then random
+    init deepest first. Each record's ``scale`` says where it was measured."""
+    recs = [r for r in _stored(scale) if r["model"] in WHISPER] or [
+        r for r in _stored("cpu") if r["model"] in WHISPER
+    ]
     return sorted(
         recs, key=lambda r: (WHISPER.index(r["model"]), r["init"] != "trained", -r["layers"])
     )
@@ -866,6 +870,9 @@ def _whisper(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict,
     from companion.claims import complete, measured_on_records
     from companion.llm.registry import get_spec
 
+    # Whisper is measured at CPU scale unless records at ``scale`` exist (whisper_records)
+    if not any(r["model"] in WHISPER for r in _stored(scale)):
+        scale = "cpu"
     deep = get_spec(WHISPER[0]).n_layers
     depth = {"trained": None, "random-full": deep, "random": preset(scale).random_layers or deep}
     want = {

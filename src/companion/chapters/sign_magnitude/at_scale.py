@@ -739,7 +739,8 @@ def _alpha(scale: str = "cpu", full: bool = False, shuffle: bool = False) -> Mea
     val = sf.spearman(a2, e)
     ok = val >= 0.9
     ratio2 = float(c2[mask].mean() / c2[~mask].mean())
-    within = (sf.spearman(a2[~mask], e[~mask]), sf.spearman(a2[mask], e[mask]))
+    # a rank correlation needs two columns in the group (a smoke-scale layer may have one outlier)
+    within = [sf.spearman(a2[m], e[m]) if m.sum() >= 2 else float("nan") for m in (~mask, mask)]
     detail = (
         f"{_who(s)} {s['layer']} ({s['tokens']} tokens): Spearman(α², exact single-flip "
         f"energy) {val:.3f}"

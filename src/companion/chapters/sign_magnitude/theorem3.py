@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from companion.chapters import docname
-from companion.claims import Claim, Measurement, register
+from companion.claims import Claim, Measurement, NotRun, register
 from companion.plotting import COLORS
 from companion.stats import MCEstimate
 from companion.theory import transverse_ratio as _tr
@@ -437,7 +437,12 @@ def author_theorem3() -> dict:
     numbers only; written by ``tools/author_theorem3.py``)."""
     from companion.results import locate, read_json
 
-    return read_json(locate("author", "theorem3_v1.json"))
+    path = locate("author", "theorem3_v1.json")
+    if not path.exists():
+        # a results root without the shipped file (a user's own folder): the claims facing the
+        # author's code cannot run, and say so
+        raise NotRun(f"the author's Theorem 3 numbers are not in this results root ({path.name})")
+    return read_json(path)
 
 
 def _ours(rec) -> MCEstimate:
