@@ -43,7 +43,7 @@ CASES = [
         "got 1000000",
     ),
     (DD + ["--model", "gpt2", "--tokens", "0"], "error: argument --tokens: ", "got 0"),
-    (["claims", "--id", "nope"], "error: ", "got 'nope'"),
+    (["claims", "--id", "nope"], "error: unknown claim id 'nope'", "companion claims --list"),
     (["claims", "--paper", "nope"], "error: argument --paper: invalid choice: 'nope'", ""),
     (SF + ["--model", "x", "--seeds", "two"], "error: argument --seeds: invalid int", "'two'"),
 ]

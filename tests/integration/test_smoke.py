@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from companion import claims
 from companion.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,8 +26,11 @@ AT_SCALE = [c for c in CHAPTERS if c.endswith("/at_scale")]
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
-    """One smoke results root for the module: the claims read what the chapters wrote."""
-    return tmp_path_factory.mktemp("smoke") / "results"
+    """One smoke results root for the module, holding the committed results (as a package
+    install ships them); the claims read what the chapters wrote beside them."""
+    root = tmp_path_factory.mktemp("smoke") / "results"
+    shutil.copytree(ROOT / "results", root)
+    return root
 
 
 def _env(results: Path) -> dict:
@@ -85,8 +90,17 @@ def test_every_claim_runs_at_smoke_scale(results, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-4000:]
     out = json.loads(run.stdout)
-    assert len(out) == 30
+    assert [r["id"] for r in out] == [c.id for c in claims.all_claims()]
     not_run = sorted(r["id"] for r in out if r["status"] == "not-run")
-    # the one claim that needs a full-depth random-init record, which no scale runs by itself
-    assert not_run == ["shirodkar.trained_deepening"], not_run
+    # what needs the PDF, the hub or a GPU (not-run at CPU scale too), and the claim on
+    # trained pre-LN σ_min profiles: the smoke scale builds its models at random init
+    assert set(not_run) == {
+        "dong.abstract.rcol_19",
+        "dong.abstract.ppl_gap_67",
+        "shirodkar.sigma_min_split",
+        "shirodkar.pythia_trajectory",
+        "shirodkar.trained_vision",
+        "shirodkar.classifier_paper",
+        "shirodkar.sigma_min_models",
+    }, not_run
     assert all(r["status"] != "deviates" or r["reason"] for r in out)

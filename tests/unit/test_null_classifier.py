@@ -105,6 +105,29 @@ def test_bf16_labelled_float64_is_not_called_layernorm():
     assert classify_norm(g, Y, dtype="bfloat16").verdict == "layernorm"
 
 
+def test_a_float32_accumulated_layernorm_is_not_called_rmsnorm_once_declared():
+    # streaming uncentred sums in float32 bury the kernel at ~(1 + offset) u_32 (the paper's
+    # FP64 point); a floor set from the storage precision calls that "rmsnorm"
+    rng = np.random.default_rng(1)
+    d, n = 64, 4096
+    x = rng.standard_normal((n, d)) * np.exp(rng.standard_normal(d)) + 3 * rng.standard_normal(d)
+    g = np.ones(d)
+    for norm, want in (("layernorm", "layernorm"), ("rmsnorm", "rmsnorm")):
+        Y = normalised_activations(x, g, 0.1 * np.ones(d) if norm == "layernorm" else None,
+                                   norm=norm)  # fmt: skip
+        s, S = np.zeros(d, np.float32), np.zeros((d, d), np.float32)
+        for b in np.array_split(Y.astype(np.float32), 8):
+            s += b.sum(0)
+            S += b.T @ b
+        m = s.astype(np.float64) / n
+        C = (S.astype(np.float64) / n - np.outer(m, m)) * n / (n - 1)
+        told = classify_norm(g, cov=C, n_samples=n, mean=m, dtype="float64", accumulate="float32")
+        assert told.verdict == want, (norm, told.reason)
+        if norm == "layernorm":
+            untold = classify_norm(g, cov=C, n_samples=n, mean=m, dtype="float64")
+            assert untold.verdict != "layernorm" and abs(told.statistic) > 1e3 * untold.floor
+
+
 def test_precision_floor_orders():
     f = [precision_floor(p, 768) for p in ("float64", "float32", "float16", "bfloat16")]
     assert f == sorted(f)
@@ -151,6 +174,13 @@ def test_classifier_bad_input():
         ValueError, match=re.escape("`cov` must be symmetric; got an asymmetry of 1")
     ):
         classify_norm(g, cov=np.eye(4) + np.triu(np.ones((4, 4)), 1), n_samples=10, dtype="float64")
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "`accumulate` must be one of 'float64', 'float32', 'float16', 'bfloat16'; got 'int8'"
+        ),
+    ):
+        classify_norm(g, cov=np.eye(4), n_samples=10, dtype="float64", accumulate="int8")
     with pytest.raises(ValueError, match=re.escape("`d` must be an integer >= 2; got 1")):
         random_direction_null(1)
 

@@ -250,6 +250,7 @@ VALID = {
         dict(data=ml.AUTHOR_TABLE3[("V2", "relu", 512, 0.01)], depths=[1, 2, 3, 4, 5, 6]),
         dict(data=_CHAIN, readout="prenorm"),
     ],
+    "theory.multilayer.inject_compounding": dict(result=_CHAIN, beta=0.1),
     "theory.multilayer.simulate_chain": dict(
         variant="V2",
         activation="relu",
@@ -276,9 +277,18 @@ VALID = {
     "theory.null_classifier.NullDistribution.pdf": dict(c=[0.1, 0.2]),
     "theory.null_classifier.classify_norm": [
         dict(gamma=_GAMMA, Y=_Y, dtype="float64", margin=100.0, gap=10.0),
-        dict(gamma=_GAMMA, cov=np.cov(_Y.T), n_samples=20, mean=_Y.mean(0), dtype="float32"),
+        dict(
+            gamma=_GAMMA,
+            cov=np.cov(_Y.T),
+            n_samples=20,
+            mean=_Y.mean(0),
+            dtype="float32",
+            accumulate="float32",
+        ),
     ],
-    "theory.null_classifier.precision_floor": dict(dtype="float32", d=8, offset_ratio=0.5),
+    "theory.null_classifier.precision_floor": dict(
+        dtype="float32", d=8, offset_ratio=0.5, accumulate="float32"
+    ),
     "theory.null_classifier.random_direction_null": dict(d=8),
     "theory.null_classifier.simulate_null_cos": dict(d=8, samples=10, rng=0),
     # perturbations
@@ -358,6 +368,7 @@ VALID = {
         ps=[0.05, 0.1], n=8, m=8, d=8, samples=10, seeds=2, batch=5, post_norm=False, rng=0
     ),
     "theory.transverse_ratio.transverse_ratio_exact": dict(p=0.01),
+    "theory.transverse_ratio.transverse_ratio_noise": dict(p=0.01),
     "theory.transverse_ratio.transverse_ratio_paper": dict(p=0.01, variant="figure"),
 }
 
@@ -413,6 +424,7 @@ ACCEPTS_ARRAYS = {
     ("theory.relu_kernel.relu_kernel_derivative", "rho"),
     ("theory.transverse_ratio.post_norm_inflation", "p"),
     ("theory.transverse_ratio.transverse_ratio_exact", "p"),
+    ("theory.transverse_ratio.transverse_ratio_noise", "p"),
     ("theory.transverse_ratio.transverse_ratio_paper", "p"),
 }
 

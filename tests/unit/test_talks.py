@@ -84,6 +84,7 @@ def _result(cid, status="reproduced", value=2.70213, stderr=0.00461):
     return ClaimResult(
         cid,
         "dong",
+        "simulation",
         f"statement of {cid}",
         "π/(π−2) ≈ 2.7519",
         value,

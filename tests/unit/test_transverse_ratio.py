@@ -32,9 +32,13 @@ def test_exact_values_from_the_spec():
 
 
 @pytest.mark.parametrize("p", sorted(tr.PAPER_TABLE2))
-def test_exact_kernel_matches_paper_measurements(p):
-    paper, _ = tr.PAPER_TABLE2[p]
-    assert abs(tr.transverse_ratio_exact(p) / paper - 1) <= 0.015
+def test_the_readme_table2_differs_from_the_authors_own_code(p):
+    # results/author/theorem3_v1.json: the author's verify_theorem3.py at n = 2048, 5 seeds
+    from companion.results import locate, read_json
+
+    author = read_json(locate("author", "theorem3_v1.json"))["C"][f"{p:g}"]
+    readme, _ = tr.PAPER_TABLE2[p]
+    assert abs(readme - author["mean"]) > 4 * author["se"]
 
 
 def test_post_norm_inflation_values():
@@ -66,7 +70,8 @@ def test_result_is_an_mcestimate(sims):
 
     s = sims[0]
     assert isinstance(s, MCEstimate) and s.n == 6 and s.stderr > 0
-    assert s.agrees_with(s.value) and s.n_in == s.m == s.d == 256
+    assert s.agrees_with(s.value + 3 * s.stderr) and not s.agrees_with(s.value + 5 * s.stderr)
+    assert s.n_in == s.m == s.d == 256
 
 
 def test_single_p_matches_grid_seeding():

@@ -49,6 +49,7 @@ __all__ = [
     "claims_box",
     "complete",
     "counts",
+    "display_name",
     "get",
     "ledger_table",
     "machine",
@@ -378,12 +379,12 @@ def measured_on_records(
         "scale": scale,
         "date": date,
         "machine": "; ".join(machines) or "unknown",
-        "models": [_display_name(m) for m in models],
+        "models": [display_name(m) for m in models],
         "commands": commands,
     }
 
 
-def _display_name(model: str) -> str:
+def display_name(model: str) -> str:
     """The registry's display name of a model (the name itself when it is not registered)."""
     try:
         from companion.llm.registry import get_spec
@@ -481,7 +482,7 @@ def run(
         chapter=c.chapter,
         method=c.method,
         tolerance=c.tolerance,
-        models=tuple(_display_name(m) for m in c.models),
+        models=tuple(display_name(m) for m in c.models),
         needs=c.needs,
         command=c.command,
         control_method=c.control_method,

@@ -1,20 +1,38 @@
-"""How the ledger is shown: the claims box that ends a chapter, the ledger page, the terminal."""
+"""How the ledger is shown: the claims box that ends a chapter, the ledger page, the terminal.
+
+Both read :func:`companion.claims.run_many`'s results. A claims box is a column of cards (a
+two-column definition list per claim: statement, paper, ours, status, evidence, control, what it
+was measured on, the reason), which reflows to one column on a phone. The ledger page starts
+with a count of statuses by evidence kind for each paper, then one table per paper whose rows
+``book/_assets/claims.js`` filters by status, evidence kind and paper (no kernel needed).
+Nothing shown names a path on the machine that built the page.
+"""
 
 from __future__ import annotations
 
 import html
+import os
+import re
 
 from companion import claims as _c
 
-__all__ = ["claims_box", "fmt_value", "ledger_table"]
+__all__ = ["claims_box", "counts_table", "fmt_value", "ledger_table", "measured_text"]
 
-_BADGE = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
+_STATUS = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
 _CONTROL = {
-    "deviates": "✔ control deviates",
-    "reproduced": "✘ control passed",
+    "deviates": "✔ control deviates, as it must",
+    "reproduced": "✘ control passed: this check cannot tell the claim from its control",
     "not-run": "○ control not run",
-    "none": "— no control",
+    "none": "— no honest control",
 }
+_EVIDENCE_LABEL = {
+    "identity": "identity",
+    "simulation": "simulation",
+    "paper-number": "paper number",
+    "author-result": "author's result",
+    "model": "model",
+}
+_PAPER = {"dong": "Dong (2026)", "shirodkar": "Shirodkar & Narayanan (2026)"}
 
 
 def fmt_value(r) -> str:
@@ -28,30 +46,106 @@ def fmt_value(r) -> str:
     return f"{r.value:.4g}"
 
 
-def _html_table(results, *, show_chapter: bool) -> str:
-    rows = []
-    for r in results:
-        prov = ", ".join(r.provenance)
-        note = r.reason or r.detail
-        chap = ""
-        if show_chapter and r.chapter:
-            link, name = html.escape(_rel_link(r.chapter)), html.escape(r.chapter.split("/")[-1])
-            chap = f'<td><a href="{link}">{name}</a></td>'
-        rows.append(
-            f'<tr class="claim-{r.status}"><td><code>{html.escape(r.id)}</code></td>'
-            f"<td>{html.escape(r.statement)}</td><td>{html.escape(r.paper_value)}</td>"
-            f"<td>{html.escape(fmt_value(r))}</td>"
-            f'<td class="claim-status">{_BADGE[r.status]}</td>'
-            f"<td>{html.escape(r.evidence)}</td><td>{_CONTROL[r.control_status]}</td>"
-            f"<td>{html.escape(prov)}</td><td>{html.escape(note)}</td>{chap}</tr>"
+_ABS_PATH = re.compile(r"(?<![\w.~])/(?:[\w.+@-]+/)+([\w.+@-]+)")
+
+
+def _public(text: str) -> str:
+    """``text`` without the machine's paths: a path under the results root is shown relative
+    to it, any other absolute path by its last component."""
+    if not text:
+        return ""
+    try:
+        from companion.results import results_root
+
+        root = str(results_root())
+    except Exception:  # no results root is configured: nothing to strip but absolute paths
+        root = ""
+    if root:
+        text = text.replace(root.rstrip(os.sep) + os.sep, "")
+    return _ABS_PATH.sub(lambda m: m.group(1), text)
+
+
+def measured_text(r) -> str:
+    """Where and when a result was measured, for a reader (no machine paths)."""
+    on = r.measured_on or {}
+    scale = on.get("scale", "")
+    if r.status == "not-run":
+        text = "not run here"
+        if on.get("records"):
+            text += f" ({on['records']} expected records present)"
+        return text
+    if on.get("where") == "this build":
+        return (
+            f"measured when this page was built, {on.get('date')}, {on.get('machine')}, "
+            f"{scale} scale"
         )
-    head = (
-        "<tr><th>claim</th><th>statement</th><th>paper</th><th>ours</th><th>status</th>"
-        "<th>evidence</th><th>control</th><th>provenance</th><th>notes</th>"
-        + ("<th>chapter</th>" if show_chapter else "")
-        + "</tr>"
+    models = ", ".join(on.get("models") or r.models)
+    parts = [
+        p
+        for p in (models, f"{scale} scale" if scale else "", on.get("machine"), on.get("date"))
+        if p
+    ]
+    text = " · ".join(parts)
+    if on.get("file"):
+        text += f" (results file {on['file']})"
+    return text
+
+
+def _esc(text) -> str:
+    return html.escape(_public(str(text)))
+
+
+def _badges(r) -> str:
+    return (
+        f'<span class="claim-badge claim-{r.status}">{_STATUS[r.status]}</span> '
+        f'<span class="claim-badge claim-ev claim-ev-{r.evidence}" '
+        f'title="{html.escape(_c.EVIDENCE[r.evidence])}">{_EVIDENCE_LABEL[r.evidence]}</span>'
     )
-    return f'<table class="claims-table">{head}{"".join(rows)}</table>'
+
+
+def _control_text(r) -> str:
+    if r.control_status == "none":
+        return f"{_CONTROL['none']}: {r.control_none}"
+    text = f"{_CONTROL[r.control_status]}: {r.control_method}"
+    if r.control_detail:
+        text += f". {r.control_detail}"
+    return text
+
+
+def _fields(r) -> list[tuple[str, str]]:
+    """(label, escaped HTML) pairs of one claim, in reading order."""
+    out = [
+        ("Claim", _esc(r.statement)),
+        ("Paper", _esc(r.paper_value) + f" <small>({_esc(', '.join(r.provenance))})</small>"),
+        ("Ours", _esc(fmt_value(r))),
+        ("Status", _badges(r)),
+        ("Evidence", _esc(_c.EVIDENCE[r.evidence])),
+    ]
+    if r.status == "deviates" and r.reason:
+        out.append(("Reason", _esc(r.reason)))
+    if r.status == "not-run":
+        out.append(("Needs", _esc(r.needs or r.reason)))
+        if r.command:
+            out.append(("Command", f"<code>{_esc(r.command)}</code>"))
+        if r.needs and r.reason and r.reason != r.needs:
+            out.append(("Why", _esc(r.reason)))
+    out += [
+        ("Measured", _esc(measured_text(r))),
+        ("Method", _esc(r.method) + f"; reproduced when {_esc(r.tolerance)}"),
+        ("Control", _esc(_control_text(r))),
+    ]
+    if r.detail:
+        out.append(("Detail", _esc(r.detail)))
+    return out
+
+
+def _card(r) -> str:
+    rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in _fields(r))
+    return (
+        f'<div class="claim-card claim-{r.status}" id="claim-{html.escape(r.id)}">'
+        f'<div class="claim-card-id"><code>{html.escape(r.id)}</code></div>'
+        f'<dl class="claim-fields">{rows}</dl></div>'
+    )
 
 
 def _rel_link(chapter: str) -> str:
@@ -59,14 +153,66 @@ def _rel_link(chapter: str) -> str:
     return chapter.removeprefix("book/") + ".html"
 
 
-class _Table:
+def _row(r) -> str:
+    fields = dict(_fields(r))
+    chap = ""
+    if r.chapter:
+        link = html.escape(_rel_link(r.chapter) + f"#claim-{r.id}")
+        chap = f' <a href="{link}">{html.escape(r.chapter.split("/")[-1])}</a>'
+    more = "".join(
+        f"<dt>{k}</dt><dd>{v}</dd>"
+        for k, v in _fields(r)
+        if k not in ("Claim", "Paper", "Ours", "Status")
+    )
+    return (
+        f'<tr data-status="{r.status}" data-evidence="{r.evidence}" data-paper="{r.paper}" '
+        f'class="claim-{r.status}">'
+        f"<td><code>{html.escape(r.id)}</code>{chap}<br>{fields['Claim']}"
+        f'<details><summary>how, on what, control</summary><dl class="claim-fields">{more}</dl>'
+        f"</details></td>"
+        f"<td>{fields['Paper']}</td><td>{fields['Ours']}</td><td>{fields['Status']}</td></tr>"
+    )
+
+
+def _ledger_html(results, paper: str | None) -> str:
+    head = "<tr><th>claim</th><th>paper</th><th>ours</th><th>status · evidence</th></tr>"
+    rows = "".join(_row(r) for r in results)
+    label = _PAPER.get(paper, "both papers")
+    return (
+        f'<div class="claims-ledger" data-paper="{paper or "all"}" aria-label="{label}">'
+        f'<table class="claims-table">{head}{rows}</table></div>'
+    )
+
+
+def counts_table(results) -> str:
+    """HTML: for each paper, statuses (rows) by evidence kind (columns), with totals."""
+    counts = _c.counts(results)
+    kinds = list(_c.EVIDENCE)
+    out = []
+    for paper, per in counts.items():
+        head = "".join(f"<th>{_EVIDENCE_LABEL[k]}</th>" for k in kinds)
+        body = ""
+        for s in _c.STATUSES:
+            cells = "".join(f"<td>{per[s][k] or ''}</td>" for k in kinds)
+            body += f"<tr><th>{_STATUS[s]}</th>{cells}<td>{sum(per[s].values())}</td></tr>"
+        tot = "".join(f"<td>{sum(per[s][k] for s in _c.STATUSES)}</td>" for k in kinds)
+        n = sum(sum(v.values()) for v in per.values())
+        body += f"<tr><th>all</th>{tot}<td>{n}</td></tr>"
+        out.append(
+            f'<table class="claims-counts"><caption>{_PAPER[paper]}: {n} claims</caption>'
+            f"<tr><th></th>{head}<th>all</th></tr>{body}</table>"
+        )
+    return "".join(out)
+
+
+class _Box:
     """Rich display: HTML in the book, plain text in a terminal."""
 
-    def __init__(self, results, show_chapter):
-        self.results, self.show_chapter = results, show_chapter
+    def __init__(self, results, html_fn):
+        self.results, self._html = results, html_fn
 
     def _repr_html_(self):
-        return _html_table(self.results, show_chapter=self.show_chapter)
+        return self._html(self.results)
 
     def __repr__(self):
         return "\n".join(
@@ -74,8 +220,9 @@ class _Table:
         )
 
 
-def claims_box(chapter, *, scale: str) -> _Table:
-    """The claims box that ends a chapter: its claims, measured now at the chapter's scale.
+def claims_box(chapter, *, scale: str) -> _Box:
+    """The claims box that ends a chapter: its claims and their controls, measured at the
+    chapter's scale, as cards.
 
     Parameters
     ----------
@@ -92,9 +239,29 @@ def claims_box(chapter, *, scale: str) -> _Table:
     mine = [c for c in _c.all_claims() if c.chapter == doc]
     if not mine:
         raise ValueError(f"`chapter` must have registered claims; got {chapter!r} (none)")
-    return _Table([_c.run(c, scale=scale) for c in mine], show_chapter=False)
+    results = [_c.run(c, scale=scale) for c in mine]
+    return _Box(results, lambda rs: '<div class="claims-box">' + "".join(map(_card, rs)) + "</div>")
 
 
-def ledger_table(paper: str | None = None, *, full: bool = False, scale: str = "cpu") -> _Table:
-    """Every claim (of one paper) with its status, for the book's ledger page."""
-    return _Table(_c.run_many(paper, full=full, scale=scale), show_chapter=True)
+_CACHE: dict = {}
+
+
+def _cached_run(paper, full, scale):
+    """Every claim measured once per process (a page's counts and its tables share them)."""
+    key = (full, scale)
+    if key not in _CACHE:
+        _CACHE[key] = _c.run_many(None, full=full, scale=scale)
+    return [r for r in _CACHE[key] if paper is None or r.paper == paper]
+
+
+def ledger_table(
+    paper: str | None = None, *, full: bool = False, scale: str = "cpu", counts: bool = False
+) -> _Box:
+    """Every claim (of one paper) with its status, evidence and control, for the ledger page;
+    ``counts=True`` shows the status × evidence counts instead of the rows. The claims are
+    measured once per page (the two calls share the results)."""
+    _c.all_claims(paper)  # checks `paper`
+    results = _cached_run(paper, full, scale)
+    if counts:
+        return _Box(results, counts_table)
+    return _Box(results, lambda rs: _ledger_html(rs, paper))

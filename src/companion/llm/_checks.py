@@ -15,12 +15,12 @@ def _torch():
     return torch
 
 
-def check_module(model, name: str = "model"):
-    """A ``torch.nn.Module`` with at least one parameter."""
+def check_module(model, name: str = "model", *, parameters: bool = True):
+    """A ``torch.nn.Module``, with at least one parameter when ``parameters``."""
     torch = _torch()
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"`{name}` must be a torch.nn.Module; got {type(model).__name__}")
-    if next(model.parameters(), None) is None:
+    if parameters and next(model.parameters(), None) is None:
         raise ValueError(f"`{name}` must have parameters; got a {type(model).__name__} with none")
     return model
 
@@ -85,3 +85,30 @@ def check_optional_str(value, name: str):
     if value is not None and not isinstance(value, str):
         raise TypeError(f"`{name}` must be a str or None; got {type(value).__name__}")
     return value
+
+
+def check_tensor(x, name: str, *, none: bool = False):
+    """A ``torch.Tensor``, or None when ``none``."""
+    if x is None and none:
+        return None
+    if not isinstance(x, _torch().Tensor):
+        allowed = "a torch.Tensor" + (" or None" if none else "")
+        raise TypeError(f"`{name}` must be {allowed}; got {type(x).__name__}")
+    return x
+
+
+def check_callable(fn, name: str, *, none: bool = False):
+    """A callable, or None when ``none``."""
+    if fn is None and none:
+        return None
+    if not callable(fn):
+        allowed = "callable" + (" or None" if none else "")
+        raise TypeError(f"`{name}` must be {allowed}; got {type(fn).__name__}")
+    return fn
+
+
+def check_optional_int(value, name: str, *, low: int | None = None):
+    """An integer ``>= low``, or None."""
+    from companion._validate import check_int
+
+    return None if value is None else check_int(value, name, low=low)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 
+from companion._validate import check_bool, check_choice
+from companion.llm._checks import check_callable, check_module, check_tensor
 from companion.theory.sigma_min import GramAccumulator
 
 __all__ = ["hooks", "hook_count", "StreamingGram", "capture_module"]
@@ -35,6 +37,9 @@ def hooks(modules: dict, fn, *, pre: bool = False):
     >>> seen, hook_count(lin)
     ([('lin', (5, 2))], 0)
     """
+    _check_modules(modules)
+    check_callable(fn, "fn")
+    pre = check_bool(pre, "pre")
     handles = []
     try:
         for name, mod in modules.items():
@@ -58,6 +63,15 @@ def hooks(modules: dict, fn, *, pre: bool = False):
             handle.remove()
 
 
+def _check_modules(modules) -> None:
+    if not isinstance(modules, dict):
+        raise TypeError(
+            f"`modules` must be a dict of name -> torch.nn.Module; got {type(modules).__name__}"
+        )
+    for name, mod in modules.items():
+        check_module(mod, f"modules[{name!r}]", parameters=False)
+
+
 def hook_count(model) -> int:
     """Number of this package's forward (pre-)hooks left anywhere in ``model`` (0: nothing leaked).
 
@@ -65,7 +79,7 @@ def hook_count(model) -> int:
     """
     return sum(
         getattr(h, "_companion_hook", False)
-        for m in model.modules()
+        for m in check_module(model, parameters=False).modules()
         for h in list(m._forward_hooks.values()) + list(m._forward_pre_hooks.values())
     )
 
@@ -98,6 +112,8 @@ class StreamingGram:
     def update(self, x, mask=None) -> None:
         import torch
 
+        check_tensor(x, "x")
+        check_tensor(mask, "mask", none=True)
         with torch.no_grad():
             X = x.detach().reshape(-1, x.shape[-1])  # (rows, d)
             if mask is not None:
@@ -135,9 +151,9 @@ def capture_module(module, *, what: str = "output", mask_fn=None):
     ...
     ValueError: `what` must be one of 'output', 'input'; got 'weights'
     """
-    from companion._validate import check_choice
-
+    check_module(module, "module", parameters=False)
     check_choice(what, "what", ("output", "input"))
+    check_callable(mask_fn, "mask_fn", none=True)
     gram = StreamingGram()
 
     def fn(name, m, inputs, output=None):

@@ -3,7 +3,8 @@
     companion models
     companion run dead-directions --model NAME|all [--init random|trained] [--scale cpu|full|smoke]
                                   [--tokens N] [--out DIR] [--resume]
-    companion run sign-flips --experiment table1|outlier|leverage|alpha|columns --model NAME
+    companion run sign-flips --experiment table1|outlier|leverage|alpha|columns|
+                             sign-vs-magnitude|outlier-random --model NAME
                              [--scale cpu|full|smoke] [--seeds K] [--device D] [--out DIR]
                              [--resume]
 
@@ -25,7 +26,15 @@ from companion.scale import SCALES
 
 __all__ = ["add_commands", "SIGN_FLIP_EXPERIMENTS"]
 
-SIGN_FLIP_EXPERIMENTS = ("table1", "outlier", "leverage", "alpha", "columns")
+SIGN_FLIP_EXPERIMENTS = (
+    "table1",
+    "outlier",
+    "leverage",
+    "alpha",
+    "columns",
+    "sign-vs-magnitude",
+    "outlier-random",
+)
 
 
 def _models(args) -> int:

@@ -129,6 +129,11 @@ def _read_bytes(source) -> bytes:
         return source.read()
     if isinstance(source, (list, tuple)):  # a file shipped in parts: read as one
         return b"".join(_read_bytes(p) for p in source)
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(
+            "`source` must be a path, bytes, a binary file object or a list of paths; "
+            f"got {type(source).__name__}"
+        )
     with open(os.fspath(source), "rb") as fh:
         return fh.read()
 
@@ -151,6 +156,9 @@ def read_model(source, *, expected_bytes: int | None = None) -> CT2File:
         after the alias table, an unknown binary version or dtype id, a byte count that
         disagrees with the shape and dtype, or an alias to a missing variable.
     """
+    from companion.llm._checks import check_optional_int
+
+    expected_bytes = check_optional_int(expected_bytes, "expected_bytes", low=0)
     data = _read_bytes(source)
     if expected_bytes is not None and len(data) != expected_bytes:
         raise ValueError(

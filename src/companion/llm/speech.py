@@ -36,7 +36,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from companion._validate import check_choice, check_int
+from companion._validate import check_choice, check_finite_array, check_int, check_nonempty
+from companion.llm._checks import check_callable, check_tokenizer
 
 __all__ = [
     "SAMPLE_RATE",
@@ -106,6 +107,12 @@ def _parse_wav(raw: bytes) -> tuple[np.ndarray, int]:
     raise RuntimeError("espeak-ng's WAV stream has no data chunk")
 
 
+def _check_voice(voice) -> str:
+    if not isinstance(voice, str):
+        raise TypeError(f"`voice` must be a str (an espeak-ng voice); got {type(voice).__name__}")
+    return voice
+
+
 def synthesize(text: str, *, voice: str = "en-us", speed: int = _DEFAULT_SPEED):
     """``text`` spoken by ``espeak-ng`` → ``(samples, rate)``: float32 mono in [-1, 1) at
     espeak-ng's native rate (22,050 Hz). Deterministic: the same text gives the same samples.
@@ -119,6 +126,7 @@ def synthesize(text: str, *, voice: str = "en-us", speed: int = _DEFAULT_SPEED):
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"`text` must be a non-empty string; got {text!r}")
+    _check_voice(voice)
     speed = check_int(speed, "speed", low=80, high=450)
     out = subprocess.run(
         [espeak(), "-v", voice, "-s", str(speed), "--stdin", "--stdout"],
@@ -143,7 +151,7 @@ def resample(audio, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
     """
     rate = check_int(rate, "rate", low=1)
     target = check_int(target, "target", low=1)
-    x = np.asarray(audio, dtype=np.float32)
+    x = check_nonempty(check_finite_array(audio, "audio", dtype=np.float32), "audio")
     if rate == target:
         return x
     from scipy.signal import resample_poly
@@ -172,24 +180,20 @@ def log_mel(audio, sampling_rate: int, extractor) -> np.ndarray:
     ...
     ValueError: `audio` must be a non-empty 1-D clip; got shape (0,)
     """
-    if sampling_rate != SAMPLE_RATE:
+    if check_int(sampling_rate, "sampling_rate", low=1) != SAMPLE_RATE:
         raise ValueError(
             f"`sampling_rate` must be {SAMPLE_RATE} (Whisper's rate; resample first); "
             f"got {sampling_rate!r}"
         )
-    x = np.asarray(audio, dtype=np.float32)
+    x = check_finite_array(audio, "audio", dtype=np.float32)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"`audio` must be a non-empty 1-D clip; got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(
-            f"`audio` must contain only finite values; got {int(np.sum(~np.isfinite(x)))} "
-            f"non-finite samples"
-        )
     if x.size > MAX_SECONDS * SAMPLE_RATE:
         raise ValueError(
             f"`audio` must be at most {MAX_SECONDS:g} s long (Whisper's window); got "
             f"{x.size / SAMPLE_RATE:.2f} s"
         )
+    check_callable(extractor, "extractor")
     feats = extractor(x, sampling_rate=SAMPLE_RATE, return_tensors="np")["input_features"]
     return feats[0].astype(np.float32)  # (n_mels, frames)
 
@@ -197,13 +201,21 @@ def log_mel(audio, sampling_rate: int, extractor) -> np.ndarray:
 # ----------------------------------------------------------------------------- the text
 
 
-@lru_cache(maxsize=2)
 def speech_paragraphs(source: str = "wiki", min_chars: int = 80) -> tuple:
     """The prose paragraphs of ``source`` (``"wiki"`` or ``"lee"``, as in
     :func:`companion.llm.data.corpus_text`) as
     espeak-ng can read them: heading lines (``= Title =``, ``==Section==``) and lines
     shorter than ``min_chars`` (captions, list items) dropped, folded to ASCII, whitespace
     collapsed."""
+    # checked before the cache, which would refuse an unhashable value in its own words
+    from companion.llm.data import SOURCES
+
+    check_choice(source, "source", SOURCES)
+    return _paragraphs(source, check_int(min_chars, "min_chars", low=0))
+
+
+@lru_cache(maxsize=2)
+def _paragraphs(source: str, min_chars: int) -> tuple:
     from companion.llm.data import corpus_text
 
     out = []
@@ -248,7 +260,7 @@ def transcript_windows(
     n_windows = check_int(n_windows, "n_windows", low=1)
     window = check_int(window, "window", low=2, high=440)
     offset = check_int(offset, "offset", low=0)
-    starts = _word_start(tokenizer)
+    starts = _word_start(check_tokenizer(tokenizer))
     want = offset + n_windows
     ids: list = []
     found: list = []
@@ -306,6 +318,14 @@ def _clip(text: str, ids: list, extractor, voice: str) -> Clip:
     )
 
 
+def _check_clip_args(tokenizer, extractor, n_clips, voice) -> int:
+    """Checked before any synthesis; returns ``n_clips``."""
+    check_tokenizer(tokenizer)
+    check_callable(extractor, "extractor")
+    _check_voice(voice)
+    return check_int(n_clips, "n_clips", low=1)
+
+
 def speech_clips(
     tokenizer,
     extractor,
@@ -317,6 +337,7 @@ def speech_clips(
     source: str = "wiki",
 ) -> list[Clip]:
     """``n_clips`` clips of :func:`transcript_windows` spoken and turned into features."""
+    n_clips = _check_clip_args(tokenizer, extractor, n_clips, voice)
     wins = transcript_windows(
         tokenizer, n_windows=n_clips, window=window, offset=offset, source=source
     )
@@ -332,6 +353,7 @@ def clips_for_tokens(tokens: int, *, window: int = 96, stack: str = "decoder") -
     >>> clips_for_tokens(2048), clips_for_tokens(2048, stack="encoder")
     (21, 2)
     """
+    window = check_int(window, "window", low=2, high=440)  # transcript_windows' range
     per = (
         (4 + window) if check_choice(stack, "stack", ("decoder", "encoder")) == "decoder" else 1500
     )
@@ -357,6 +379,7 @@ def speech_batches(
 
     from companion.llm.whisper import decoder_prefix
 
+    n_clips = _check_clip_args(tokenizer, extractor, n_clips, voice)
     batch_size = check_int(batch_size, "batch_size", low=1)
     prefix = decoder_prefix(tokenizer)
     wins = transcript_windows(

@@ -34,6 +34,13 @@ import shutil
 import numpy as np
 import torch
 
+from companion._validate import check_bool, check_instance, check_int
+from companion.llm._checks import (
+    check_optional_int,
+    check_path,
+    check_tensor,
+    check_tokenizer,
+)
 from companion.llm.ctranslate2_file import CT2File, read_model
 
 __all__ = [
@@ -240,6 +247,8 @@ def whisper_config(ct2: CT2File, settings: dict | None = None):
     """
     from transformers import WhisperConfig
 
+    check_instance(ct2, "ct2", CT2File)
+    _check_optional_dict(settings, "settings")
     if ct2.spec != "WhisperSpec":
         raise ValueError(f"`path` must hold a WhisperSpec model; got spec {ct2.spec!r}")
     v = ct2.variables
@@ -278,6 +287,12 @@ def whisper_config(ct2: CT2File, settings: dict | None = None):
     )
 
 
+def _check_optional_dict(value, name: str):
+    if value is not None and not isinstance(value, dict):
+        raise TypeError(f"`{name}` must be a dict or None; got {type(value).__name__}")
+    return value
+
+
 def hf_names(name: str) -> tuple | None:
     """The transformers parameters a CTranslate2 variable fills (``None``: no rule).
 
@@ -290,6 +305,8 @@ def hf_names(name: str) -> tuple | None:
     >>> hf_names("encoder/layer_norm/gamma")
     ('model.encoder.layer_norm.weight',)
     """
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a str (a CTranslate2 variable); got {type(name).__name__}")
     scope, _, leaf = name.rpartition("/")
     stack = scope.split("/")[0]
     m = re.match(r"^(?:encoder|decoder)/layer_(\d+)/", scope + "/")
@@ -379,7 +396,9 @@ def load_tokenizer(folder: str | None = None):
     """Whisper's tokenizer from the package's ``tokenizer.json`` (or a cached folder)."""
     from transformers import WhisperTokenizer
 
-    if folder is not None:
+    if check_path(folder, "folder") is not None:
+        if not os.path.isdir(folder):  # from_pretrained would take it for a hub name
+            raise ValueError(f"`folder` must be a folder holding a saved tokenizer; got {folder!r}")
         return WhisperTokenizer.from_pretrained(folder)
     return WhisperTokenizer(tokenizer_file=package_files()["tokenizer"])
 
@@ -390,6 +409,11 @@ def feature_extractor(config):
     2·max_source_positions frames (Whisper-base: 3000 frames = 30 s)."""
     from transformers import WhisperFeatureExtractor
 
+    if not all(hasattr(config, a) for a in ("num_mel_bins", "max_source_positions")):
+        raise TypeError(
+            f"`config` must be a WhisperConfig (num_mel_bins, max_source_positions); "
+            f"got {type(config).__name__}"
+        )
     hop, sr = 160, 16000
     return WhisperFeatureExtractor(
         feature_size=config.num_mel_bins,
@@ -487,12 +511,22 @@ def load_whisper(*, dtype=None, device=None):
 
 def decoder_prefix(tokenizer) -> list[int]:
     """The ids of :data:`PREFIX_TOKENS` (Whisper-base: 50258, 50259, 50359, 50363)."""
-    ids = tokenizer.convert_tokens_to_ids(list(PREFIX_TOKENS))
+    ids = check_tokenizer(tokenizer).convert_tokens_to_ids(list(PREFIX_TOKENS))
     if any(i is None or i == tokenizer.unk_token_id for i in ids):
         raise ValueError(
             f"`tokenizer` must know Whisper's special tokens {PREFIX_TOKENS}; got ids {ids}"
         )
     return list(ids)
+
+
+def _check_prefix(prefix) -> list[int]:
+    if not isinstance(prefix, (list, tuple, np.ndarray)):
+        raise TypeError(f"`prefix` must be a list of token ids; got {type(prefix).__name__}")
+    ids = list(prefix)
+    ok = all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) and i >= 0 for i in ids)
+    if not ids or not ok:
+        raise ValueError(f"`prefix` must be a non-empty list of token ids >= 0; got {ids!r}")
+    return [int(i) for i in ids]
 
 
 @torch.no_grad()
@@ -503,8 +537,13 @@ def greedy_transcribe(model, input_features, prefix, *, max_new_tokens: int = 22
     argmax that the conversion test compares with CTranslate2's (key/value cache on)."""
     import inspect
 
+    from transformers import WhisperForConditionalGeneration
     from transformers.cache_utils import DynamicCache, EncoderDecoderCache
 
+    check_instance(model, "model", WhisperForConditionalGeneration)
+    check_tensor(input_features, "input_features")
+    prefix = _check_prefix(prefix)
+    max_new_tokens = check_int(max_new_tokens, "max_new_tokens", low=1)
     enc = model.model.encoder(input_features).last_hidden_state  # (batch, frames, d)
     eos = model.config.eos_token_id
     # transformers >= 5.24 names the argument `cache` (`past_key_values` is deprecated)
@@ -547,8 +586,10 @@ class _Stack(torch.nn.Module):
     stack = ""
 
     def __init__(self, model):
+        from transformers import WhisperForConditionalGeneration
+
         super().__init__()
-        self.model = model
+        self.model = check_instance(model, "model", WhisperForConditionalGeneration)
 
     @property
     def config(self):
@@ -608,6 +649,10 @@ class WhisperDecoderStack(_Stack):
         output_hidden_states: bool = False,
         **kwargs,
     ):
+        check_tensor(input_ids, "input_ids")
+        check_tensor(input_features, "input_features", none=True)
+        check_tensor(encoder_hidden_states, "encoder_hidden_states", none=True)
+        check_bool(output_hidden_states, "output_hidden_states")
         if encoder_hidden_states is None:
             if input_features is None:
                 raise ValueError(
@@ -640,18 +685,23 @@ class WhisperEncoderStack(_Stack):
     def forward(
         self, input_features=None, input_ids=None, output_hidden_states: bool = False, **kwargs
     ):
+        check_tensor(input_ids, "input_ids", none=True)  # unused, but a batch's
+        check_bool(output_hidden_states, "output_hidden_states")
         if input_features is None:
             raise ValueError(
                 "`input_features` must be given (the encoder reads log-mel features, e.g. from "
                 "companion.llm.speech.speech_batches); got none"
             )
+        check_tensor(input_features, "input_features")
         out = self.model.model.encoder(input_features, output_hidden_states=output_hidden_states)
         return _output(out.last_hidden_state, out.hidden_states)
 
 
 def _stack_cls(spec):
     from companion._validate import check_choice
+    from companion.llm.registry import ModelSpec
 
+    check_instance(spec, "spec", ModelSpec)
     stack = STACKS[check_choice(spec.name, "name", tuple(STACKS))]
     return WhisperDecoderStack if stack == "decoder" else WhisperEncoderStack
 
@@ -671,21 +721,23 @@ def build_random_stack(
     MLP of 2·width; ``vocab_size`` replaces the vocabulary."""
     from transformers import WhisperConfig, WhisperForConditionalGeneration
 
-    from companion._validate import check_int
-
+    stack_cls = _stack_cls(spec)
+    vocab_size = check_optional_int(vocab_size, "vocab_size", low=2)  # two special ids
+    width = check_optional_int(width, "width", low=2)  # two heads
+    seed = check_int(seed, "seed", low=0)
     cfg = dict(spec.config)
     if num_layers is not None:
         L = check_int(num_layers, "num_layers", low=1)
         cfg.update(encoder_layers=L, decoder_layers=L)
     if vocab_size is not None:
-        v = int(vocab_size)
+        v = vocab_size
         cfg.update(vocab_size=v, pad_token_id=v - 1, bos_token_id=v - 1, eos_token_id=v - 1)
         cfg.update(decoder_start_token_id=v - 2, suppress_tokens=None, begin_suppress_tokens=None)
     if width is not None:
-        w = int(width)
+        w = width
         cfg.update(d_model=w, encoder_attention_heads=2, decoder_attention_heads=2)
         cfg.update(encoder_ffn_dim=2 * w, decoder_ffn_dim=2 * w)
-    cfg.update(overrides or {})
+    cfg.update(_check_optional_dict(overrides, "overrides") or {})
     config = WhisperConfig(**cfg)
     config._attn_implementation = "eager"
     state = torch.random.get_rng_state()
@@ -694,7 +746,7 @@ def build_random_stack(
         model = WhisperForConditionalGeneration(config)
     finally:
         torch.random.set_rng_state(state)
-    return _stack_cls(spec)(model.eval()).eval()
+    return stack_cls(model.eval()).eval()
 
 
 def load_stack(
@@ -716,8 +768,12 @@ def load_stack(
     import time
 
     from companion._validate import check_choice
+    from companion.llm.loading import _dtype, check_device
 
+    stack_cls = _stack_cls(spec)
     check_choice(init, "init", ("trained", "random"))
+    dtype = None if dtype is None else _dtype(dtype)
+    device = None if device is None else check_device(device)
     if init == "trained":
         if num_layers is not None:
             raise ValueError(
@@ -726,7 +782,7 @@ def load_stack(
             )
         t0 = time.perf_counter()
         model, tok, _ = load_whisper(dtype=dtype)
-        stack = _stack_cls(spec)(model).eval()
+        stack = stack_cls(model).eval()
         stack._companion_load_s = time.perf_counter() - t0
     else:
         stack = build_random_stack(spec, num_layers=num_layers)

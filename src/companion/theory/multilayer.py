@@ -23,6 +23,7 @@ conjecture (:func:`fit_compounding`), gives infinite-width closed forms for the 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ from companion._validate import (
     check_choice,
     check_finite_array,
     check_int,
+    check_matrix,
     check_real,
 )
 from companion.stats import MCEstimate, ratio_estimate
@@ -61,6 +63,7 @@ __all__ = [
     "compounding_prediction",
     "first_layer_ratio",
     "fit_compounding",
+    "inject_compounding",
     "simulate_chain",
 ]
 
@@ -351,6 +354,7 @@ def simulate_chain(
     seeds: int = 4,
     perturb: str = "all",
     readout: str | None = None,
+    weights=None,
     rng=None,
 ) -> ChainResult:
     """Sign/magnitude transverse-energy ratio C_L at every depth L = 1..depth of a toy chain.
@@ -382,6 +386,10 @@ def simulate_chain(
         Perturb every layer (the author's default) or only W_1 (the author's control).
     readout : {"normalised", "prenorm"}, optional
         The reading returned by ``.ratio``; default :func:`author_readout` (both are stored).
+    weights : sequence of array, optional
+        ``depth`` fixed (m, m) matrices used in place of the Gaussian draws in every seed
+        (the author's Exp B: trained MLP weights, rescaled by the caller); a seed then varies
+        only the flip masks and the inputs.
     rng : None, int or Generator
 
     Returns
@@ -408,13 +416,24 @@ def simulate_chain(
     readout = (
         author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)
     )
+    if weights is not None:
+        if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+            raise TypeError(
+                f"`weights` must be a sequence of {depth} matrices; got {type(weights).__name__}"
+            )
+        weights = [check_matrix(w, f"weights[{i}]") for i, w in enumerate(weights)]
+        if len(weights) != depth or any(w.shape != (m, m) for w in weights):
+            shapes = [w.shape for w in weights]
+            raise ValueError(
+                f"`weights` must be {depth} matrices of shape ({m}, {m}); got {shapes}"
+            )
     t_sign = {r: np.zeros((seeds, depth)) for r in READOUTS}
     t_mag = {r: np.zeros((seeds, depth)) for r in READOUTS}
     flips = 0
     for s, g in enumerate(as_generator(rng).spawn(seeds)):
         Ws, Ws_sign, Ws_mag = [], [], []
         for layer in range(depth):
-            W = gaussian_weights(m, m, rng=g)  # (m, m)
+            W = gaussian_weights(m, m, rng=g) if weights is None else weights[layer]  # (m, m)
             if perturb == "all" or layer == 0:
                 mask = sign_flip_mask(W.shape, p, rng=g)
                 flips += int(mask.sum())
@@ -444,6 +463,29 @@ def simulate_chain(
             f"none of the {m} x {m} weights per layer in {seeds} seeds"
         )
     return ChainResult(variant, activation, p, m, samples, seeds, perturb, readout, t_sign, t_mag)
+
+
+def inject_compounding(result: ChainResult, beta: float) -> ChainResult:
+    """``result`` with every sign-branch energy at depth L multiplied by
+    (pi/(pi-2))^(beta (L - 1)): a chain that compounds at rate ``beta`` by construction.
+
+    The negative control of the no-compounding claim: the same fit must flag it (ours).
+
+    Examples
+    --------
+    >>> res = simulate_chain("V2", "relu", 0.05, 32, 3, samples=50, seeds=2, rng=0)
+    >>> c = inject_compounding(res, 1.0).values / res.values
+    >>> np.round(c / COMPOUNDING_BASE ** np.arange(3), 6).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    if not isinstance(result, ChainResult):
+        raise TypeError(
+            f"`result` must be a ChainResult (from simulate_chain); got {type(result).__name__}"
+        )
+    beta = check_real(beta, "beta")
+    fac = COMPOUNDING_BASE ** (beta * np.arange(result.depths.size))  # (depth,)
+    t_sign = {r: a * fac[None, :] for r, a in result.t_sign.items()}
+    return dataclasses.replace(result, t_sign=t_sign)
 
 
 # ---------------------------------------------------------------------------------------------

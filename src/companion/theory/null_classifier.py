@@ -145,10 +145,13 @@ def simulate_null_cos(d: int, *, samples: int = 20_000, rng=None) -> dict:
     }
 
 
-def precision_floor(dtype: str, d: int, *, offset_ratio: float = 0.0) -> float:
+def precision_floor(
+    dtype: str, d: int, *, offset_ratio: float = 0.0, accumulate: str | None = None
+) -> float:
     """Rounding floor of the classifier's statistic rho = v*^T C v* / sum_i v*_i^2 C_ii.
 
-    ``(1 + offset_ratio) * u^2 / 3 + d * (u_f^2 + u_64)`` with
+    ``(1 + offset_ratio) * u^2 / 3 + d * (u_f^2 + u_64)`` (plus ``(1 + offset_ratio) * u_a``
+    for a streaming accumulation in a lower precision, below) with
 
     * ``u`` the unit roundoff of the storage precision ``dtype`` (2^-53, 2^-24, 2^-11,
       2^-8 for float64/32/16, bfloat16). Rounding to nearest gives each activation y_i a
@@ -161,6 +164,13 @@ def precision_floor(dtype: str, d: int, *, offset_ratio: float = 0.0) -> float:
       squared mean-to-spread ratio of the norm's *input*, which the classifier's
       ``margin`` absorbs).
     * ``u_64`` the float64 accumulation and eigensolve of C: ~ d u_64.
+    * ``u_a``, only when ``accumulate`` names a precision: the covariance was accumulated
+      as streaming uncentred sums (Σy, Σyyᵀ, then C = S/N − m mᵀ) in that precision. Each
+      entry of S/N then carries a relative error ~ u_a, the subtraction of m mᵀ multiplies
+      it by 1 + offset_ratio, and these errors are not squared along v*: the floor rises
+      from O(u²) to O(u_a). This is the paper's point about FP64 accumulation (Shirodkar &
+      Narayanan 2026): a float32 accumulation buries the kernel at ~1e-7, and a floor set
+      from the storage precision alone would call such a LayerNorm "rmsnorm".
 
     Examples
     --------
@@ -168,13 +178,20 @@ def precision_floor(dtype: str, d: int, *, offset_ratio: float = 0.0) -> float:
     '2.81e-12'
     >>> f"{precision_floor('bfloat16', 768):.2e}"
     '5.09e-06'
+    >>> f"{precision_floor('float64', 768, offset_ratio=1.0, accumulate='float32'):.2e}"
+    '1.19e-07'
     """
     check_choice(dtype, "dtype", PRECISIONS)
     d = check_int(d, "d", low=2)
     r = check_real(offset_ratio, "offset_ratio", low=0.0)
     u = UNIT_ROUNDOFF[dtype]
     u_f = min(u, UNIT_ROUNDOFF["float32"])
-    return (1.0 + r) * u * u / 3.0 + d * (u_f * u_f + UNIT_ROUNDOFF["float64"])
+    floor = (1.0 + r) * u * u / 3.0 + d * (u_f * u_f + UNIT_ROUNDOFF["float64"])
+    if accumulate is not None:
+        check_choice(accumulate, "accumulate", PRECISIONS)
+        if accumulate != "float64":
+            floor += (1.0 + r) * UNIT_ROUNDOFF[accumulate]
+    return floor
 
 
 @dataclass(frozen=True)
@@ -224,6 +241,7 @@ def classify_norm(
     n_samples: int | None = None,
     mean=None,
     dtype: str | None = None,
+    accumulate: str | None = None,
     margin: float = 100.0,
     gap: float = 10.0,
 ) -> NormVerdict:
@@ -234,7 +252,8 @@ def classify_norm(
     the exactness of the kernel, rho = v*^T C v* / sum_i v*_i^2 C_ii, against the
     working precision's rounding floor (:func:`precision_floor`):
 
-    * rho <= margin * floor        -> ``"layernorm"`` (kernel exact to working precision);
+    * |rho| <= margin * floor      -> ``"layernorm"`` (kernel exact to working precision; a
+      negative rho is rounding noise, so its size, not its sign, is compared);
     * rho >= gap * margin * floor  -> ``"rmsnorm"`` (no gamma^-1 kernel);
     * otherwise                    -> ``"undetermined"``.
 
@@ -267,6 +286,10 @@ def classify_norm(
         With ``cov``: the activation mean.
     dtype : {"float64", "float32", "float16", "bfloat16"}, optional
         Precision the activations were produced in; required with ``cov``.
+    accumulate : {"float64", "float32", "float16", "bfloat16"}, optional
+        With ``cov``: the precision of streaming uncentred sums the covariance was
+        accumulated in, when lower than float64 (the floor then rises to O(u_a), see
+        :func:`precision_floor`); None for a float64 (or centred two-pass) covariance.
     margin : float
         Safety factor (> 1) between the floor and the LayerNorm threshold; the default
         100 covers a float32 forward pass whose input mean is up to ~10x its spread.
@@ -299,26 +322,30 @@ def classify_norm(
     if gamma is None:
         raise TypeError("`gamma` must be given (the effective scale of the norm); got None")
     rep = kernel_report(Y, gamma, cov=cov, n_samples=n_samples, mean=mean)
-    floor = precision_floor(dtype, rep.d, offset_ratio=rep.offset_ratio)
+    floor = precision_floor(dtype, rep.d, offset_ratio=rep.offset_ratio, accumulate=accumulate)
     t_ln, t_rms = margin * floor, gap * margin * floor
     rho = rep.diag_rayleigh
-    if rho <= t_ln:
+    if accumulate not in (None, "float64"):
+        dtype_label = f"{dtype} (accumulated in {accumulate})"
+    else:
+        dtype_label = dtype
+    if abs(rho) <= t_ln:
         verdict = "layernorm"
         reason = (
             f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
-            f"{margin:g}x the {dtype} rounding floor {floor:.1e}: an exact kernel"
+            f"{margin:g}x the {dtype_label} rounding floor {floor:.1e}: an exact kernel"
         )
     elif rho >= t_rms:
         verdict = "rmsnorm"
         reason = (
             f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, "
-            f"{rho / floor:.1e}x the {dtype} rounding floor: no gamma^-1 kernel"
+            f"{rho / floor:.1e}x the {dtype_label} rounding floor: no gamma^-1 kernel"
         )
     else:
         verdict = "undetermined"
         reason = (
             f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, between "
-            f"{margin:g}x and {gap * margin:g}x the {dtype} rounding floor {floor:.1e}"
+            f"{margin:g}x and {gap * margin:g}x the {dtype_label} rounding floor {floor:.1e}"
         )
     return NormVerdict(
         verdict=verdict,

@@ -40,6 +40,7 @@ __all__ = [
     "simulate_transverse_ratio_grid",
     "transverse_ratio_exact",
     "transverse_ratio_limit",
+    "transverse_ratio_noise",
     "transverse_ratio_paper",
 ]
 
@@ -179,6 +180,32 @@ def transverse_ratio_exact(p):
     p = _probabilities(p, low_open=True)
     vals = np.array([branch_moments(float(q)).ratio for q in np.atleast_1d(p)])
     return _out(vals.reshape(np.shape(p)))
+
+
+def transverse_ratio_noise(p):
+    """``T_sign / T_noise`` with an *independent* noise partner of the same norm in place of
+    the magnitude perturbation (no Bussgang alignment), through the exact kernel.
+
+    Independent noise has no radial part in the limit, so the ratio tends to 1 as p -> 0,
+    not to :func:`transverse_ratio_limit`: the negative control of Theorem 3's limit (ours;
+    the single-layer analogue is Proposition 1(c)).
+
+    Examples
+    --------
+    >>> [round(transverse_ratio_noise(p), 3) for p in (1e-8, 0.01)]
+    [1.0, 0.989]
+    """
+    p = _probabilities(p, low_open=True)
+    out = []
+    for q in np.atleast_1d(p).ravel():
+        b = branch_moments(float(q))
+        sp = np.sqrt(1.0 + 4.0 * float(q))  # sigma'/sigma of z + eps, eps ~ N(0, 4p)
+        k = float(relu_kernel(1.0 / sp))
+        e_n = sp * sp / 2.0 + 0.5 - 2.0 * sp * k
+        c_n = sp * k - 0.5
+        t_n = (1.0 - c_n * c_n / (0.5 * e_n)) * e_n
+        out.append(b.T_sign / t_n)
+    return _out(np.array(out).reshape(np.shape(p)))
 
 
 def post_norm_inflation(p):

@@ -4,6 +4,7 @@ Explore figure (C(p): limit, the author's formula, the exact kernel, simulation)
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from types import SimpleNamespace
@@ -11,8 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from companion.chapters import docname
-from companion.claims import Claim, Measurement, register
+from companion.claims import Claim, Measurement, NotRun, register
 from companion.plotting import COLORS, legend, set_errorbar
+from companion.stats import MCEstimate
 from companion.tables import Table, pm, table
 from companion.theory import transverse_ratio as _tr
 from companion.theory.transverse_ratio import (
@@ -29,19 +31,26 @@ from companion.widgets import explore as explore_figure
 __all__ = [
     "SIZES",
     "FLIP_RATES",
+    "LADDER_PS",
     "SIM_RATES",
     "WIDTHS",
+    "author_theorem3",
     "check_table",
     "draw",
     "explore",
+    "ladder",
+    "run_table2",
+    "extrapolation_table",
+    "readme_table",
     "table2",
+    "table2_command",
+    "table2_widths",
+    "table2_path",
     "update",
+    "width_extrapolation",
 ]
 
 CHAPTER = docname(__name__)
-
-#: Controls land in the next commits of issue 10.
-_PENDING = "control not written yet"
 
 
 @dataclass(frozen=True)
@@ -52,9 +61,12 @@ class Sizes:
     table_widths: tuple  # widths of the chapter's Table 2
     table_samples: int
     table_seeds: int
-    claim_n: int  # width of both claims
-    claim_samples: int  # sphere inputs per seed of dong.thm3.finite_p
-    claim_seeds: int
+    ladder_widths: tuple  # widths n = m = d of the claims' width extrapolation
+    ladder_samples: int  # sphere inputs per weight draw there
+    ladder_seeds: int  # weight draws per width
+    table2_n: int  # Table 2's width (dong.thm3.table2 / .author_code; a results file)
+    table2_samples: int
+    table2_seeds: int
 
 
 SIZES = {
@@ -65,9 +77,12 @@ SIZES = {
         table_widths=(256, 512),
         table_samples=1000,
         table_seeds=3,
-        claim_n=512,
-        claim_samples=1200,
-        claim_seeds=4,
+        ladder_widths=(256, 512, 1024),
+        ladder_samples=1000,
+        ladder_seeds=6,
+        table2_n=2048,  # the author's protocol, 5 seeds: results/theorem3/table2-cpu.jsonl
+        table2_samples=10000,
+        table2_seeds=5,
     ),
     "full": Sizes(  # the author's protocol for Table 2: 20 seeds x 10,000 samples
         check_n=1024,
@@ -76,9 +91,12 @@ SIZES = {
         table_widths=(256, 512, 1024, 2048),
         table_samples=10000,
         table_seeds=20,
-        claim_n=2048,
-        claim_samples=10000,
-        claim_seeds=20,
+        ladder_widths=(512, 1024, 2048),
+        ladder_samples=10000,
+        ladder_seeds=10,
+        table2_n=2048,
+        table2_samples=10000,
+        table2_seeds=20,
     ),
     "smoke": Sizes(
         check_n=32,
@@ -87,9 +105,12 @@ SIZES = {
         table_widths=(32,),
         table_samples=50,
         table_seeds=2,
-        claim_n=64,
-        claim_samples=100,
-        claim_seeds=2,
+        ladder_widths=(16, 32, 64),
+        ladder_samples=50,
+        ladder_seeds=2,
+        table2_n=64,
+        table2_samples=100,
+        table2_seeds=2,
     ),
 }
 
@@ -249,7 +270,7 @@ def check_table(sims, n: int) -> Table:
     return table(rows)
 
 
-def table2(rows: dict, *, samples: int, seeds: int) -> Table:
+def table2_widths(rows: dict, *, samples: int, seeds: int) -> Table:
     """Table 2: C(p) by the author's formula, the exact kernel, our simulations at each width
     (``rows``: width -> the estimates at the paper's flip rates) and the paper's measured."""
     ps = sorted(PAPER_TABLE2)
@@ -272,87 +293,595 @@ def table2(rows: dict, *, samples: int, seeds: int) -> Table:
 
 # ----------------------------------------------------------------------------- claims
 
+#: Flip rates of the width ladder (Table 2's four and a small one for the limit).
+LADDER_PS = (0.005, 0.01, 0.02, 0.05, 0.10)
+
+
+@lru_cache(maxsize=4)
+def ladder(scale: str) -> dict:
+    """``{n: [C(p) for p in LADDER_PS]}``: first-order C simulated at the ladder's widths
+    (one independent simulation per width; the claims and the chapter share it)."""
+    s = SIZES[scale]
+    return {
+        n: tuple(
+            simulate_transverse_ratio_grid(
+                LADDER_PS,
+                n,
+                samples=s.ladder_samples,
+                seeds=s.ladder_seeds,
+                post_norm=False,
+                rng=np.random.default_rng([20261201, n]),
+            )
+        )
+        for n in s.ladder_widths
+    }
+
+
+def width_extrapolation(ns, estimates) -> tuple[MCEstimate, float]:
+    """Weighted least-squares fit ``C(n) = C_inf + b/n`` to estimates at widths ``ns``.
+
+    Returns ``C_inf`` as an MCEstimate (SE from the fit, weights 1/SE^2) and the fit's
+    chi^2 (len(ns) - 2 degrees of freedom).
+
+    Examples
+    --------
+    >>> e = [MCEstimate(2.0 - 1.0 / n, 0.001, 5) for n in (100, 200, 400)]
+    >>> c, chi2 = width_extrapolation((100, 200, 400), e)
+    >>> round(c.value, 6), round(chi2, 6)
+    (2.0, 0.0)
+    """
+    x = 1.0 / np.asarray(ns, dtype=float)
+    y = np.array([e.value for e in estimates])
+    w = 1.0 / np.array([e.stderr for e in estimates]) ** 2
+    X = np.stack([np.ones_like(x), x], axis=1)  # (widths, 2)
+    cov = np.linalg.inv(X.T @ (X * w[:, None]))
+    beta = cov @ (X.T @ (w * y))
+    chi2 = float((w * (y - X @ beta) ** 2).sum())
+    return MCEstimate(float(beta[0]), float(np.sqrt(cov[0, 0])), len(ns)), chi2
+
+
+def _extrapolated(scale: str) -> dict:
+    """``{p: (C_inf, chi2)}`` from :func:`ladder`."""
+    lad = ladder(scale)
+    ns = sorted(lad)
+    return {p: width_extrapolation(ns, [lad[n][i] for n in ns]) for i, p in enumerate(LADDER_PS)}
+
+
+def _ladder_text(scale: str, ps) -> str:
+    s = SIZES[scale]
+    lad, ext = ladder(scale), _extrapolated(scale)
+    parts = []
+    for p in ps:
+        i = LADDER_PS.index(p)
+        rungs = ", ".join(f"n={n}: {lad[n][i]:.4f}" for n in sorted(lad))
+        c, chi2 = ext[p]
+        parts.append(
+            f"p = {p:g}: {rungs} → C∞ = {c:.4f} (χ² {chi2:.2f}); exact kernel "
+            f"{transverse_ratio_exact(p):.4f} (z = {c.z(transverse_ratio_exact(p)):+.1f})"
+        )
+    return (
+        f"{s.ladder_seeds} weight draws × {s.ladder_samples} sphere inputs per width, fitted "
+        "C(n) = C∞ + b/n. " + "; ".join(parts)
+    )
+
+
+def _limit_identity(model) -> tuple[bool, str]:
+    """Does ``model(p)`` tend to π/(π−2) with an O(√p) correction? (the limit's check; below
+    p ≈ 1e-7 the kernel's arccos near 1 loses the digits that matter, so it stops there)."""
+    lim = transverse_ratio_limit()
+    ps = (1e-4, 1e-5, 1e-6)
+    slopes = [(1 - float(model(p)) / lim) / np.sqrt(p) for p in ps]
+    small = float(model(ps[-1]))
+    ok = abs(small / lim - 1) < 1e-3 and abs(slopes[-1] - slopes[-2]) < 0.05 * abs(slopes[-1])
+    text = (
+        f"value at p = 1e-6: {small:.6f} against π/(π−2) = {lim:.6f}; (1 − C/L)/√p at p = "
+        + ", ".join(f"{p:g}: {a:.4f}" for p, a in zip(ps, slopes, strict=True))
+    )
+    return ok, text
+
 
 def _thm3_limit(scale: str = "cpu", full: bool = False) -> Measurement:
-    p, n = 0.005, SIZES[scale].claim_n
-    est = _tr.simulate_transverse_ratio(p, n, samples=1000, seeds=4, rng=41)
-    exact_p = _tr.transverse_ratio_exact(p)
-    limit = _tr.transverse_ratio_limit()
-    tiny = _tr.transverse_ratio_exact(1e-9)
-    ok = (
-        abs(est.value / exact_p - 1) <= 0.015 + 4 * est.stderr / exact_p
-        and abs(tiny - limit) < 1e-3
-    )
+    ok, text = _limit_identity(transverse_ratio_exact)
     return Measurement(
-        value=est.value,
-        stderr=est.stderr,
+        value=float(transverse_ratio_exact(1e-6)),
         agrees=ok,
-        reason="" if ok else "simulation at small p is more than 1.5% from the exact-kernel value",
-        detail=f"simulated C at p = {p}, n = {n}: {est:.4f}; exact kernel C({p}) = {exact_p:.4f} "
-        f"(finite width lowers C by ~1%); exact kernel at p = 1e-9: {tiny:.5f} → "
-        f"π/(π−2) = {limit:.5f}",
+        reason="" if ok else "the exact-kernel ratio does not tend to π/(π−2) as √p → 0",
+        detail=f"exact arc-cosine-kernel ratio C_exact(p), both branches unexpanded: {text} "
+        "(it converges: C = π/(π−2)(1 − a√p + O(p)), a ≈ 0.17). An identity of the kernel, "
+        "not a measurement: no simulation reaches p → 0 (dong.thm3.small_p faces "
+        "C_exact(0.005)).",
+    )
+
+
+def _thm3_limit_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    ok, text = _limit_identity(_tr.transverse_ratio_noise)
+    return Measurement(
+        value=float(_tr.transverse_ratio_noise(1e-6)),
+        agrees=ok,
+        detail=f"independent noise in place of the Bussgang-aligned magnitude partner: {text}",
+    )
+
+
+def _small_p(reference: float, what: str, scale: str) -> Measurement:
+    c, _ = _extrapolated(scale)[0.005]
+    ok = c.agrees_with(reference)
+    return Measurement(
+        value=c.value,
+        stderr=c.stderr,
+        agrees=ok,
+        reason=""
+        if ok
+        else f"C∞ = {c:.4f} is {c.z(reference):+.1f} SE from {what} = {reference:.4f}",
+        detail=_ladder_text(scale, (0.005,)),
+    )
+
+
+def _thm3_small_p(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _small_p(float(transverse_ratio_exact(0.005)), "C_exact(0.005)", scale)
+
+
+def _thm3_small_p_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _small_p(transverse_ratio_limit(), "the limit π/(π−2)", scale)
+
+
+def _finite(reference, what: str, scale: str) -> Measurement:
+    ext = _extrapolated(scale)
+    ps = sorted(PAPER_TABLE2)
+    zs = {p: ext[p][0].z(float(reference(p))) for p in ps}
+    ok = all(abs(z) <= 4 for z in zs.values())
+    c05 = ext[0.05][0]
+    bad = ", ".join(f"p = {p:g}: {z:+.1f} SE" for p, z in zs.items() if abs(z) > 4)
+    return Measurement(
+        value=c05.value,
+        stderr=c05.stderr,
+        agrees=ok,
+        reason="" if ok else f"the width-extrapolated C is more than 4 SE from {what} ({bad})",
+        detail="value shown: p = 0.05. " + _ladder_text(scale, ps),
     )
 
 
 def _thm3_finite(scale: str = "cpu", full: bool = False) -> Measurement:
-    ps = sorted(_tr.PAPER_TABLE2)
-    s = SIZES[scale]
-    n, samples, seeds = s.claim_n, s.claim_samples, s.claim_seeds
-    res = _tr.simulate_transverse_ratio_grid(ps, n, samples=samples, seeds=seeds, rng=42)
-    parts, ok = [], True
-    for r in res:
-        paper, _ = _tr.PAPER_TABLE2[r.p]
-        exact = _tr.transverse_ratio_exact(r.p)
-        ok &= abs(r.value / paper - 1) <= 0.015 and abs(exact / paper - 1) <= 0.015
-        parts.append(
-            f"p={r.p:g}: ours {r.value:.3f}±{r.stderr:.3f}, exact kernel {exact:.3f}, "
-            f"paper measured {paper:.3f}, paper formula {_tr.transverse_ratio_paper(r.p):.3f}"
-        )
-    r05 = res[ps.index(0.05)]
-    return Measurement(
-        value=r05.value,
-        stderr=r05.stderr,
-        agrees=bool(ok),
-        reason="" if ok else "a simulated C is more than 1.5% from the paper's measured value",
-        detail=f"n = {n}, {seeds} seeds × {samples} inputs (value shown: p = 0.05). "
-        + "; ".join(parts)
-        + ". The paper's closed form sits 1–5% below both; the exact kernel closes the gap.",
+    return _finite(transverse_ratio_exact, "the exact kernel", scale)
+
+
+def _thm3_finite_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _finite(transverse_ratio_paper, "the author's closed form c(p)", scale)
+
+
+# Table 2 at the paper's width: our estimator against the README and the author's own code
+
+
+def table2_path(scale: str) -> str:
+    """Our n = 2048 (at CPU and full scale) run of Table 2, under the results root."""
+    from companion.results import locate
+
+    return str(locate("theorem3", f"table2-{scale}.jsonl"))
+
+
+def table2_command(scale: str) -> str:
+    """The command that writes (resumes) :func:`table2_path`."""
+    return "companion claims --full --id dong.thm3.table2" + (
+        f" --scale {scale}" if scale != "cpu" else ""
     )
 
+
+def run_table2(scale: str) -> list[dict]:
+    """Simulate Table 2 at ``SIZES[scale].table2_n``: one independent run per flip rate (so the
+    four p are independent estimates), stored as it goes; a rerun resumes."""
+    from companion.results import ResultStore, experiment_dir
+
+    s = SIZES[scale]
+    path = experiment_dir("theorem3", write=True) / f"table2-{scale}.jsonl"
+    store = ResultStore(path)
+    for i, p in enumerate(sorted(PAPER_TABLE2)):
+        key = f"table2|p={p:g}"
+        if store.done(key):
+            continue
+        t0 = time.perf_counter()
+        r = _tr.simulate_transverse_ratio(
+            p,
+            s.table2_n,
+            samples=s.table2_samples,
+            seeds=s.table2_seeds,
+            post_norm=False,
+            rng=np.random.default_rng([20261018, i]),
+        )
+        store.append(
+            {
+                "key": key,
+                "p": p,
+                "n": s.table2_n,
+                "samples": s.table2_samples,
+                "seeds": s.table2_seeds,
+                "scale": scale,
+                "C": r.value,
+                "C_se": r.stderr,
+                "C_hidden": r.C_hidden.value,
+                "R_sign": r.R_sign.value,
+                "R_mag": r.R_mag.value,
+                "wall_s": time.perf_counter() - t0,
+            },
+            command=table2_command(scale),
+        )
+    return store.records()
+
+
+def _table2_records(scale: str, full: bool) -> tuple[dict, dict]:
+    from companion.claims import complete, measured_on_records
+    from companion.results import ResultStore
+
+    def present():
+        return [r["key"] for r in ResultStore(table2_path(scale)).records()]
+
+    keys = [f"table2|p={p:g}" for p in sorted(PAPER_TABLE2)]
+    full = full or scale != "cpu"  # as the model chapters: run what is missing off CPU scale
+    complete(
+        keys, present, command=table2_command(scale), full=full, run=lambda _: run_table2(scale)
+    )
+    recs = {r["p"]: r for r in ResultStore(table2_path(scale)).records() if r["key"] in keys}
+    on = measured_on_records(recs.values(), file=f"theorem3/table2-{scale}.jsonl", scale=scale)
+    return recs, on
+
+
+def table2(scale: str) -> dict:
+    """``{p: record}`` of our Table 2 run at ``scale`` (read from the results file; at full and
+    smoke scale what is missing is run now by :func:`run_table2`)."""
+    return _table2_records(scale, False)[0]
+
+
+def author_theorem3() -> dict:
+    """The author's own code run at Table 2's protocol (``results/author/theorem3_v1.json``,
+    numbers only; written by ``tools/author_theorem3.py``)."""
+    from companion.results import locate, read_json
+
+    path = locate("author", "theorem3_v1.json")
+    if not path.exists():
+        # a results root without the shipped file (a user's own folder): the claims facing the
+        # author's code cannot run, and say so
+        raise NotRun(f"the author's Theorem 3 numbers are not in this results root ({path.name})")
+    return read_json(path)
+
+
+def extrapolation_table(lad: dict) -> Table:
+    """The width ladder extrapolated, ``C(n) = C_inf + b/n``: C_inf at each flip rate against
+    the exact kernel and the author's formula, with z-scores (``lad``: :func:`ladder`)."""
+    ns = sorted(lad)
+    rows = []
+    for i, p in enumerate(LADDER_PS):
+        c, _ = width_extrapolation(ns, [lad[n][i] for n in ns])
+        ex, au = transverse_ratio_exact(p), transverse_ratio_paper(p)
+        rows.append(
+            {
+                "p": f"{p:g}",
+                "C∞ (ours)": pm(c, fmt="{:.4f}"),
+                "exact kernel": ex,
+                "z vs exact": f"{c.z(ex):+.1f}",
+                "author c(p)": au,
+                "z vs author": f"{c.z(au):+.1f}",
+            }
+        )
+    fmt = {"exact kernel": "{:.4f}", "author c(p)": "{:.4f}"}
+    return table(rows, formats=fmt, caption=f"C∞ from widths {', '.join(map(str, ns))}")
+
+
+def readme_table(author: dict, ours: dict) -> Table:
+    """Table 2 three ways at n = 2048: the README's values, the author's code and ours, with
+    the README's and our distance from the author's code in standard errors."""
+    rows = []
+    for p in sorted(PAPER_TABLE2):
+        rd, rd_se = PAPER_TABLE2[p]
+        a, o = _author(author, p), _ours(ours[p])
+        rows.append(
+            {
+                "p": f"{p:g}",
+                "README": pm(rd, rd_se),
+                "author's code": pm(a, fmt="{:.4f}"),
+                "ours": pm(o, fmt="{:.4f}"),
+                "README − author (SE)": f"{(rd - a.value) / a.stderr:+.1f}",
+                "ours − author (SE)": f"{_z(o, a):+.2f}",
+            }
+        )
+    return table(rows)
+
+
+def _ours(rec) -> MCEstimate:
+    return MCEstimate(rec["C"], rec["C_se"], rec["seeds"])
+
+
+def _author(a: dict, p: float) -> MCEstimate:
+    c = a["C"][f"{p:g}"]
+    return MCEstimate(c["mean"], c["se"], c["seeds"])
+
+
+def _author_sd(a: dict, p: float) -> float:
+    return a["C"][f"{p:g}"]["sd"]
+
+
+def _z(a: MCEstimate, b: MCEstimate) -> float:
+    return (a.value - b.value) / float(np.hypot(a.stderr, b.stderr))
+
+
+def _thm3_author(scale: str = "cpu", full: bool = False, shift: int = 0) -> Measurement:
+    recs, on = _table2_records(scale, full)
+    a = author_theorem3()
+    ps = sorted(PAPER_TABLE2)
+    # the control compares each p with the author's value at the next p of the table
+    zs = {p: _z(_ours(recs[p]), _author(a, ps[(i + shift) % len(ps)])) for i, p in enumerate(ps)}
+    ok = all(abs(z) <= 4 for z in zs.values())
+    n = recs[ps[0]]["n"]
+    text = "; ".join(
+        f"p = {p:g}: ours {_ours(recs[p]):.4f}, author's code {_author(a, p):.4f} "
+        f"(z = {_z(_ours(recs[p]), _author(a, p)):+.2f})"
+        for p in ps
+    )
+    return Measurement(
+        value=recs[0.01]["C"],
+        stderr=recs[0.01]["C_se"],
+        agrees=ok,
+        reason=""
+        if ok
+        else "ours differs from the author's code by more than 4 combined SE "
+        + "("
+        + ", ".join(f"{p:g}: {z:+.1f}" for p, z in zs.items())
+        + ")",
+        detail=f"n = m = d = {n}, {recs[0.01]['seeds']} weight draws × "
+        f"{recs[0.01]['samples']} inputs, one independent run per p (value shown: p = 0.01). "
+        f"{text}. Author's code: {a['script']} at commit {a['commit']}, "
+        f"{a['call']}, seeds {a['seed_list']}, run on {a['machine']} ({a['time'][:10]}).",
+        source=f"theorem3/table2-{scale}.jsonl; author/theorem3_v1.json",
+        measured_on=on,
+    )
+
+
+def _thm3_author_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    m = _thm3_author(scale, full, shift=1)
+    return Measurement(
+        value=m.value,
+        agrees=m.agrees,
+        detail="each p of ours against the author's code at the next p of Table 2 (a 2–8% "
+        "difference the comparison must resolve): " + (m.reason or "it did not"),
+    )
+
+
+def _thm3_table2(scale: str = "cpu", full: bool = False) -> Measurement:
+    recs, on = _table2_records(scale, full)
+    a = author_theorem3()
+    ps = sorted(PAPER_TABLE2)
+    rows, zs = [], {}
+    for p in ps:
+        ours, readme = _ours(recs[p]), PAPER_TABLE2[p]
+        zs[p] = ours.z(readme[0])
+        auth = _author(a, p)
+        rows.append(
+            f"p = {p:g}: README {readme[0]:.3f} ± {readme[1]:.3f}; ours {ours:.4f} (README − ours "
+            f"= {readme[0] - ours.value:+.4f} = {-zs[p]:+.1f} of our SE); author's code "
+            f"{auth:.4f} (README − author = {(readme[0] - auth.value) / auth.stderr:+.1f} of "
+            "its SE)"
+        )
+    ok = all(abs(z) <= 4 for z in zs.values())
+    stored = a["stored_json"]["C"]
+    return Measurement(
+        value=recs[0.01]["C"],
+        stderr=recs[0.01]["C_se"],
+        agrees=ok,
+        reason=""
+        if ok
+        else "the README's Table 2 disagrees with the author's own script and with ours "
+        "(which agree with each other, see dong.thm3.author_code): "
+        + ", ".join(f"p = {p:g}: {-z:+.1f} SE" for p, z in zs.items())
+        + f". Its ± ({', '.join(f'{PAPER_TABLE2[p][1]:.3f}' for p in ps)}) is about 3× the "
+        "seed-to-seed SD of the author's code "
+        f"({', '.join(f'{_author_sd(a, p):.4f}' for p in ps)}), so it is neither that "
+        "code's SE nor its SD; the author's stored 20-seed JSON gives "
+        + ", ".join(f"{stored[f'{p:g}']['mean']:.4f}" for p in ps if f"{p:g}" in stored),
+        detail="; ".join(rows),
+        source=f"theorem3/table2-{scale}.jsonl; author/theorem3_v1.json",
+        measured_on=on,
+    )
+
+
+def _thm3_hidden(scale: str = "cpu", full: bool = False) -> Measurement:
+    lad = ladder(scale)
+    n = max(lad)
+    parts, ok = [], True
+    for p in (0.01, 0.05):
+        r = lad[n][LADDER_PS.index(p)]
+        se = float(np.hypot(r.stderr, r.C_hidden.stderr))  # conservative: the two correlate
+        z = (r.value - r.C_hidden.value) / se
+        ok &= abs(z) <= 4
+        parts.append(f"p = {p:g}: C_out {r:.4f}, C_hidden {r.C_hidden:.4f} (z = {z:+.2f})")
+    return Measurement(
+        value=lad[n][LADDER_PS.index(0.01)].C_hidden.value,
+        stderr=lad[n][LADDER_PS.index(0.01)].C_hidden.stderr,
+        agrees=bool(ok),
+        reason="" if ok else "C on the hidden layer differs from C on the output by > 4 SE",
+        detail=f"n = m = d = {n} (the ladder's widest run; value shown: C_hidden at p = 0.01): "
+        + "; ".join(parts)
+        + " (SE of the difference combined as if independent, which overstates it)",
+    )
+
+
+@lru_cache(maxsize=4)
+def _trap_sims(scale: str):
+    n = SIZES[scale].ladder_widths[0]
+    return tuple(
+        simulate_transverse_ratio_grid(
+            (0.01, 0.05),
+            n,
+            samples=SIZES[scale].ladder_samples,
+            seeds=SIZES[scale].ladder_seeds,
+            rng=np.random.default_rng([20261203, n]),
+        )
+    )
+
+
+def _trap(scale: str, readout: str) -> Measurement:
+    sims, parts, ok = _trap_sims(scale), [], True
+    for s in sims:
+        infl = float(post_norm_inflation(s.p))
+        fd, c = s.C_post_norm_fd, s
+        meas = fd if readout == "finite-difference" else c
+        ratio = meas.value / c.value
+        se = ratio * float(np.hypot(fd.stderr / fd.value, c.stderr / c.value))
+        z = (ratio - infl) / se
+        ok &= abs(z) <= 4
+        parts.append(
+            f"p = {s.p:g}: {readout} {meas:.3f} / first-order {c:.3f} = ×{ratio:.3f} against "
+            f"1 + 4√(2p/π) + 4p = ×{infl:.3f} (z = {z:+.1f})"
+        )
+    return Measurement(
+        value=sims[0].C_post_norm_fd.value,
+        stderr=sims[0].C_post_norm_fd.stderr,
+        agrees=bool(ok),
+        reason="" if ok else f"the {readout} readout is not the first-order C × the inflation",
+        detail=f"n = m = d = {sims[0].n_in}: "
+        + "; ".join(parts)
+        + ". The author's V2 chain at m = 2048 gives C₁ = 3.617 at p = 0.01 (its V0 "
+        "control: 'NOT matching Theorem 3').",
+    )
+
+
+def _thm3_trap(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _trap(scale, "finite-difference")
+
+
+def _thm3_trap_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _trap(scale, "first-order")
+
+
+_COMMON = dict(paper="dong", chapter=CHAPTER)
 
 register(
     Claim(
         id="dong.thm3.limit",
-        evidence="identity",
-        control_none=_PENDING,
-        paper="dong",
-        statement="As p → 0, sign flips give π/(π−2) ≈ 2.75 times the transverse output energy of "
-        "Frobenius-matched magnitude perturbations.",
-        paper_value="π/(π−2) ≈ 2.7519",
-        method="exact-kernel C(p) as p → 0, and the two-layer simulation at p = 0.005 against it",
-        tolerance="exact kernel → limit within 1e-3; simulation within 1.5% (+4 SE) of C_exact(p)",
+        statement="The exact-kernel ratio C_exact(p) = T_sign/T_mag of the two-layer ReLU model "
+        "tends to π/(π−2) ≈ 2.7519 as p → 0, with an O(√p) correction (an identity of the "
+        "kernel; no simulation reaches the limit).",
+        paper_value="π/(π−2) ≈ 2.7519 as p → 0",
+        method="both branches through the arc-cosine kernel, unexpanded, at p = 1e-4, 1e-5, 1e-6",
+        tolerance="within 1e-3 relative at p = 1e-6, and (1 − C/L)/√p converged to 5%",
         provenance=("abstract", "author-code", "reconstruction"),
         measure=_thm3_limit,
-        chapter=CHAPTER,
+        evidence="identity",
+        control=_thm3_limit_control,
+        control_method="the same limit with independent noise in place of the Bussgang-aligned "
+        "magnitude partner: tends to 1",
+        **_COMMON,
     )
 )
 
+register(
+    Claim(
+        id="dong.thm3.small_p",
+        statement="Simulated at p = 0.005 and extrapolated in width (n = m = d), the two-layer "
+        "model's C agrees with C_exact(0.005) = 2.7001, below the limit 2.7519.",
+        paper_value="C → π/(π−2) as p → 0 (Theorem 3)",
+        method="ratio of summed pre-norm transverse energies at three widths, fitted "
+        "C(n) = C∞ + b/n, against the exact kernel at the same p",
+        tolerance="C∞ within 4 SE of C_exact(0.005)",
+        provenance=("abstract", "author-code", "reconstruction"),
+        measure=_thm3_small_p,
+        evidence="simulation",
+        control=_thm3_small_p_control,
+        control_method="the same C∞ against the limit π/(π−2): a finite-p simulation must not "
+        "reach it",
+        **_COMMON,
+    )
+)
 
 register(
     Claim(
         id="dong.thm3.finite_p",
-        evidence="paper-number",
-        control_none=_PENDING,
-        paper="dong",
-        statement="At finite p the ratio C(p) falls below π/(π−2); measured C = 2.639, 2.583, "
-        "2.465, 2.299 at p = 0.01, 0.02, 0.05, 0.10.",
-        paper_value="measured 2.639/2.583/2.465/2.299 (formula 2.610/2.538/2.378/2.178)",
-        method="two-layer simulation (ratio of summed pre-norm transverse energies) at the four p; "
-        "exact kernel",
-        tolerance="simulation and exact kernel each within 1.5% of the paper's measured C",
+        statement="At p = 0.01, 0.02, 0.05, 0.10 the two-layer model's C, simulated and "
+        "extrapolated in width, agrees with the exact arc-cosine kernel (2.668, 2.614, 2.479, "
+        "2.292), where the author's closed form c(p) is 2–5% low.",
+        paper_value="C(p) = (1 − R_sign)/(1 − 2/π) · R_A(p) = 2.610 / 2.538 / 2.378 / 2.176 "
+        "(the author's formula)",
+        method="the width ladder of dong.thm3.small_p at Table 2's four p",
+        tolerance="each C∞ within 4 SE of C_exact(p)",
         provenance=("author-code", "reconstruction"),
         measure=_thm3_finite,
-        chapter=CHAPTER,
+        evidence="simulation",
+        control=_thm3_finite_control,
+        control_method="the same C∞ against the author's closed form c(p)",
+        **_COMMON,
+    )
+)
+
+register(
+    Claim(
+        id="dong.thm3.author_code",
+        statement="At Table 2's protocol (V1, n = m = d = 2048, 10,000 sphere inputs per seed) "
+        "our estimator of C agrees with the author's own verify_theorem3.py at every p.",
+        paper_value="author's code, 5 seeds: 2.6612 / 2.6092 / 2.4756 / 2.2902 (p = 0.01 … 0.10)",
+        method="ours: one independent 5-seed run per p (results file); the author's: "
+        "verify_single_layer at their first 5 seeds, run by tools/author_theorem3.py",
+        tolerance="within 4 combined SE at every p",
+        provenance=("author-code",),
+        measure=_thm3_author,
+        evidence="author-result",
+        control=_thm3_author_control,
+        control_method="each p of ours against the author's value at the next p of the table",
+        heavy=True,
+        **_COMMON,
+    )
+)
+
+register(
+    Claim(
+        id="dong.thm3.table2",
+        statement="The README's Table 2 gives C = 2.639 ± 0.012, 2.583 ± 0.010, 2.465 ± 0.010, "
+        "2.299 ± 0.008 at p = 0.01, 0.02, 0.05, 0.10 (V1, n = 2048, 20 seeds).",
+        paper_value="2.639 / 2.583 / 2.465 / 2.299 (README, Table 2)",
+        method="our n = 2048 run (as in dong.thm3.author_code) against each README value",
+        tolerance="within 4 of our SE at every p",
+        provenance=("author-code",),
+        measure=_thm3_table2,
+        evidence="paper-number",
+        control_none="the claim deviates; the same estimator agrees with the author's own code "
+        "(dong.thm3.author_code, whose control deviates), so the comparison can both pass and "
+        "fail and the deviation is the README's",
+        heavy=True,
+        **_COMMON,
+    )
+)
+
+register(
+    Claim(
+        id="dong.thm3.hidden_equals_output",
+        statement="In the two-layer model W₂ hardly matters: C measured on the hidden layer "
+        "equals C on the pre-norm output within O(1/d).",
+        paper_value="C_hidden ≈ C_out (the author's code reports both)",
+        method="the width ladder's widest run reports both ratios (p = 0.01, 0.05)",
+        tolerance="difference within 4 SE",
+        provenance=("author-code", "reconstruction"),
+        measure=_thm3_hidden,
+        evidence="simulation",
+        control_none="no honest control within the model: W₂ is Gaussian in every "
+        "configuration the simulator offers, and even a 4-dimensional output (d = 4) gives "
+        "C_out = C_hidden within its SE (the O(1/d) offsets of the two branches cancel in the "
+        "ratio); breaking it needs a non-Gaussian W₂",
+        **_COMMON,
+    )
+)
+
+register(
+    Claim(
+        id="dong.thm3.post_norm_trap",
+        statement="Measuring the transverse change after RMSNorm (a finite difference) instead "
+        "of first order inflates C by 1 + 4√(2p/π) + 4p: about 3.6 at p = 0.01, the value of "
+        "the author's V0/V2 chains.",
+        paper_value="author's V2 chain C₁ = 3.617 (m = 2048, p = 0.01); V0 'NOT matching "
+        "Theorem 3'",
+        method="one simulation with both readouts at p = 0.01 and 0.05",
+        tolerance="finite-difference / first-order within 4 SE of the inflation factor",
+        provenance=("author-code", "reconstruction"),
+        measure=_thm3_trap,
+        evidence="simulation",
+        control=_thm3_trap_control,
+        control_method="the first-order readout in place of the finite difference: its ratio "
+        "is 1, not the inflation",
+        **_COMMON,
     )
 )
 

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from companion._validate import check_instance
 from companion.llm.dead_directions.moments import Moments, accumulate
 from companion.llm.dead_directions.reads import KernelRead, SchurRead, SigmaProfile
+from companion.llm.norms import FinalNorm, find_final_norm
 
 __all__ = ["Diagnosis", "read_out", "diagnose", "SHUFFLES"]
 
@@ -178,7 +180,8 @@ def read_out(moments: Moments, final_norm) -> Diagnosis:
     """
     from companion.theory.null_classifier import random_direction_null
 
-    fn, m = final_norm, moments
+    m = check_instance(moments, "moments", Moments)
+    fn = check_instance(final_norm, "final_norm", FinalNorm)
     n, d = m.out.n, fn.d
     if n <= d:
         raise ValueError(
@@ -257,10 +260,11 @@ def diagnose(
     ValueError
         N ≤ d tokens; token ids outside the vocabulary; non-finite activations.
     """
-    from companion.llm.norms import find_final_norm
-
     t0 = time.perf_counter()
-    fn = final_norm if final_norm is not None else find_final_norm(model)
+    if final_norm is None:
+        fn = find_final_norm(model)
+    else:
+        fn = check_instance(final_norm, "final_norm", FinalNorm)
     t_find = time.perf_counter() - t0
     moments = accumulate(
         model,

@@ -18,15 +18,19 @@ SPEECH_WINDOW = 96
 
 
 def _folder(scale: str) -> str:
+    from companion.llm.registry import preset
+
+    preset(scale)  # checks `scale`
     return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
 
 
 def results_dir(scale: str = "cpu", *, write: bool = False) -> str:
     """The results root's folder for ``scale``: ``dead_directions`` (CPU scale, committed),
     else ``dead_directions_<scale>`` (:mod:`companion.results`)."""
+    from companion._validate import check_bool
     from companion.results import experiment_dir
 
-    return str(experiment_dir(_folder(scale), write=write))
+    return str(experiment_dir(_folder(scale), write=check_bool(write, "write")))
 
 
 def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
@@ -34,10 +38,13 @@ def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
     root, the copy written here if there is one)."""
     import os
 
-    if out is None:
+    from companion.llm._checks import check_path
+
+    folder = _folder(scale)
+    if check_path(out, "out") is None:
         from companion.results import locate
 
-        return str(locate(_folder(scale), "dead_directions.jsonl"))
+        return str(locate(folder, "dead_directions.jsonl"))
     return os.path.join(out, "dead_directions.jsonl")
 
 
@@ -98,6 +105,8 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
         layers = pre.random_layers
     if layers == "full":
         layers = spec.n_layers
+    if layers is not None:
+        layers = check_int(layers, "layers", low=1, high=spec.n_layers)
     if init == "trained" and layers is not None:
         raise ValueError(f"`layers` must be None for init='trained'; got {layers}")
     if revision is not None and (init != "trained" or spec.source != "hub"):
@@ -186,10 +195,18 @@ def run_dead_directions(
     a failing run writes nothing. With ``resume`` a stored record of the same settings is
     returned without recomputing.
     """
+    from companion._validate import check_bool
+    from companion.llm._checks import check_optional_int, check_optional_str, check_path
+    from companion.llm.loading import check_device
     from companion.llm.registry import get_spec
     from companion.results import ResultStore, settings_key
 
     spec = get_spec(name)
+    check_path(out, "out")
+    resume, show_progress = check_bool(resume, "resume"), check_bool(show_progress, "show_progress")
+    check_device(device)
+    check_optional_str(command, "command")
+    check_optional_int(profile_tokens, "profile_tokens", low=0)
     settings, depth = _settings(
         spec, init=init, scale=scale, tokens=tokens, layers=layers, dtype=dtype, revision=revision
     )

@@ -6,6 +6,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from companion._validate import check_bool, check_instance, check_int
+from companion.llm._checks import check_module, check_optional_int
+from companion.llm.norms import FinalNorm
+
 __all__ = ["Moments", "accumulate", "FOLDS"]
 
 #: Folds of the sequences for the jackknife of the σ_min steps.
@@ -122,6 +126,15 @@ def _as_inputs(batch, vocab: int | None, device):
     return {k: (v.to(device) if torch.is_tensor(v) else v) for k, v in batch.items()}
 
 
+def _check_batches(batches):
+    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
+        raise TypeError(
+            f"`batches` must be an iterable of token-id tensors or dicts of model inputs; "
+            f"got {type(batches).__name__}"
+        )
+    return batches
+
+
 def accumulate(
     model,
     batches,
@@ -147,6 +160,17 @@ def accumulate(
     from companion.llm.capture import hooks
     from companion.llm.runs import progress
 
+    check_module(model)
+    _check_batches(batches)
+    check_instance(final_norm, "final_norm", FinalNorm)
+    flags = dict(
+        profile=profile, recompute_fp64=recompute_fp64, swap=swap, show_progress=show_progress
+    )
+    for name, flag in flags.items():
+        check_bool(flag, name)
+    check_optional_int(profile_tokens, "profile_tokens", low=0)
+    check_optional_int(total, "total", low=0)
+    folds = check_int(folds, "folds", low=1)
     base = getattr(model, "base_model", model)
     p = next(model.parameters())
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
@@ -163,6 +187,8 @@ def accumulate(
             gather.x = gather.y = None
             gather.batch += 1
     t_fwd = time.perf_counter() - t_fwd
+    if gather.out.n == 0:
+        raise ValueError("`batches` must yield at least one batch of tokens; got none")
     return Moments(
         out=gather.out.acc,
         pre=gather.pre.acc,

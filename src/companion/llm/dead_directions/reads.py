@@ -8,6 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from companion._validate import (
+    check_bool,
+    check_choice,
+    check_finite_array,
+    check_real,
+    check_symmetric,
+)
+
 __all__ = ["KernelRead", "SchurRead", "SigmaProfile", "near_null_alignment"]
 
 #: Random directions of the Schur control.
@@ -37,10 +45,16 @@ def near_null_alignment(C, vstar, *, dtype: str = "float32", factor: float = 1e3
     >>> k, round(a, 12)
     (2, 1.0)
     """
-    C = np.asarray(C, dtype=np.float64)
-    v = np.asarray(vstar, dtype=np.float64)
+    C = check_symmetric(C, "C")
     d = C.shape[0]
-    w, V = np.linalg.eigh(0.5 * (C + C.T))
+    v = check_finite_array(vstar, "vstar", ndim=1)
+    if v.shape != (d,):
+        raise ValueError(f"`vstar` must have length d = {d}; got shape {v.shape}")
+    if not np.any(v):
+        raise ValueError("`vstar` must be non-zero; got the zero vector")
+    check_choice(dtype, "dtype", tuple(_UNIT))
+    factor = check_real(factor, "factor", low=0.0, low_open=True)
+    w, V = np.linalg.eigh(C)
     lam_max = float(w[-1])
     tau = factor * (_UNIT.get(dtype, 2.0**-24) ** 2 + d * _UNIT["float64"]) * lam_max
     k = max(1, int(np.sum(w <= tau)))
@@ -111,6 +125,9 @@ class KernelRead:
 
     def fields(self, suffix: str = "", *, arrays: bool = True) -> dict:
         """The record's keys for this read (``suffix`` ``"_fp64"`` for the float64 twin)."""
+        if not isinstance(suffix, str):
+            raise TypeError(f"`suffix` must be a str; got {type(suffix).__name__}")
+        arrays = check_bool(arrays, "arrays")
         out = {}
         for attr, key in _READ_KEYS.items():
             v = getattr(self, attr)

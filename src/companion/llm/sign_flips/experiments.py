@@ -8,12 +8,23 @@ description (:class:`~companion.llm.sign_flips.context.Experiment`).
 from __future__ import annotations
 
 from companion._validate import check_choice
-from companion.llm.sign_flips import alpha, columns, leverage, outlier, table1
+from companion.llm.sign_flips import (
+    alpha,
+    columns,
+    leverage,
+    outlier,
+    outlier_random,
+    sign_vs_magnitude,
+    table1,
+)
 from companion.llm.sign_flips.context import Experiment
 
 __all__ = ["EXPERIMENTS", "experiment", "format_summary", "summarize"]
 
-_BY_NAME = {m.EXPERIMENT.name: m.EXPERIMENT for m in (table1, outlier, leverage, alpha, columns)}
+_BY_NAME = {
+    m.EXPERIMENT.name: m.EXPERIMENT
+    for m in (table1, outlier, leverage, alpha, columns, sign_vs_magnitude, outlier_random)
+}
 #: The experiments ``companion run sign-flips --experiment`` knows.
 EXPERIMENTS = tuple(_BY_NAME)
 
