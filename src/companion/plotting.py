@@ -63,15 +63,19 @@ READABLE_RC = {
     "ytick.labelsize": MIN_FONT_PT,
     "legend.fontsize": MIN_FONT_PT,
     "figure.titlesize": 11.0,
+    # titles at the top of their panel, not moved above top tick labels (there are none):
+    # placing them automatically measures every y tick label on every redraw
+    "axes.titley": 1.0,
 }
 
 
-def readable(fig, min_pt: float = MIN_FONT_PT):
+def readable(fig, min_pt: float = MIN_FONT_PT, *, axes=None):
     """Raise every text of ``fig`` smaller than ``min_pt`` points to ``min_pt``; return ``fig``.
 
     Tick labels, legends (``fontsize=7`` passed by a draw function), annotations and titles
     alike; nothing drawn moves but the text size, and legends placed by :func:`legend` are
-    re-anchored below their axes for the new size.
+    re-anchored below their axes for the new size. ``axes``: only these panels (one that an
+    Explore figure's ``update`` has just painted again).
 
     Examples
     --------
@@ -86,15 +90,17 @@ def readable(fig, min_pt: float = MIN_FONT_PT):
     """
     from matplotlib.text import Text
 
-    for ax in fig.get_axes():
+    panels = fig.get_axes() if axes is None else list(axes)
+    for ax in panels:
         for axis, which in ((ax.xaxis, "x"), (ax.yaxis, "y")):
             ticks = axis.get_major_ticks()
             if ticks and ticks[0].label1.get_fontsize() < min_pt:
                 ax.tick_params(axis=which, which="both", labelsize=min_pt)
-    for text in fig.findobj(Text):
-        if text.get_text() and text.get_fontsize() < min_pt:
-            text.set_fontsize(min_pt)
-    for ax in fig.get_axes():
+    for part in [fig] if axes is None else panels:
+        for text in part.findobj(Text):
+            if text.get_text() and text.get_fontsize() < min_pt:
+                text.set_fontsize(min_pt)
+    for ax in panels:
         leg = ax.get_legend()
         if leg is not None:
             if leg.prop.get_size_in_points() < min_pt:
@@ -280,7 +286,8 @@ def figure_html(
             links.append(f'<a download="{name}.svg" href="data:image/svg+xml;base64,{s64}">SVG</a>')
     return (
         f'<figure class="companion-figure"><img src="data:image/png;base64,{png}" alt="{alt}">'
-        f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption></figure>'
+        f'<figcaption class="companion-downloads">Download: {" · ".join(links)}</figcaption>'
+        "</figure>"
     )
 
 

@@ -22,31 +22,44 @@ A chapter gives a drawing function ``draw(fig, **params)`` (optionally an ``upda
   (``nb_mime_priority_overrides``), so the site shows this one. On Colab it is left out
   (``static="auto"``): nothing there would show it.
 
-The older :func:`panel`, :func:`frame_player`, :func:`slider` and :func:`redraw_time` are
-kept unchanged until every chapter has moved to :func:`explore`.
+Each chapter module (``companion.chapters.<part>.<chapter>``) gives its figure as
+``explore()``; the figure is made of :class:`Panel` s drawn once and moved in place
+(:class:`Panels`), so that a live move costs a blit or one panel's redraw. The rules that
+keep a move under ~100 ms (``bench/widget_redraw.py`` measures them; ``tests/unit/
+test_widgets.py`` checks every chapter's moves give the pixels of a fresh draw):
+
+* what a move changes is an animated artist (:func:`animate`), blitted over the cached
+  background; everything else is drawn once;
+* axis limits hold every value the controls reach (fixed, or set once from all of them);
+  where they cannot, the move paints that one panel again (its ``key``);
+* legends are static (text is the slowest thing to draw): a number that moves goes in a
+  title or a text label, which are animated; tick labels keep one width (a fixed
+  formatter or label position), or the panel outgrows its room and the whole figure is
+  drawn again;
+* scales are set before the data (autoscaling then agrees with a fresh draw), and the
+  minor ticks of log axes are off;
+* computations are cached per parameter value (``functools.lru_cache``).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
 
 from companion._validate import check_int
 
 __all__ = [
     "Control",
     "Explore",
+    "Panel",
+    "Panels",
     "PersistentFigure",
+    "animate",
     "control",
     "explore",
-    "frame_player",
-    "panel",
-    "redraw_time",
-    "slider",
 ]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -242,15 +255,114 @@ def control(
     return Control(label, value, low, high, step, bool(log), opts, vals, fmt)
 
 
-def slider(
-    value, low, high, step=None, *, description: str | None = None, log: bool = False, options=None
-):
-    """The live ipywidgets control alone (older chapters' :func:`panel`; see :func:`control`)."""
-    opts = tuple((str(o), o) for o in options) if options is not None else ()
-    return Control(description or "", value, low, high, step, log, opts).widget()
-
-
 # --- One figure, redrawn in place ----------------------------------------------------------
+
+
+def animate(*artists):
+    """Mark artists as moving (blitted over the cached background on every move); returns
+    them as a list. An errorbar container counts as its lines and caps.
+
+    >>> from matplotlib.figure import Figure
+    >>> (line,) = Figure().subplots().plot([0, 1])
+    >>> animate(line)[0].get_animated()
+    True
+    """
+    from matplotlib.container import Container
+
+    out = []
+    for a in artists:
+        out.extend(a.get_children() if isinstance(a, Container) else [a])
+    for a in out:
+        a.set_animated(True)
+    return out
+
+
+def clear(ax) -> None:
+    """Remove what was plotted in ``ax`` (lines, patches, collections, texts, the legend)
+    and forget its data limits, keeping the axes, their scales and their ticks: painting
+    the panel again then costs what its data costs (``Axes.cla`` would make every tick
+    anew, the slowest part of a redraw)."""
+    for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts, *ax.images]:
+        artist.remove()
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    ax.containers.clear()
+    ax.set_prop_cycle(None)  # colours restart as in a fresh panel
+    ax.relim()
+    ax.ignore_existing_data_limits = True
+    for axis in (ax.xaxis, ax.yaxis):  # autoscaled again from the new data
+        axis._set_autoscale_on(True) if hasattr(axis, "_set_autoscale_on") else None
+    ax.set_autoscale_on(True)
+    ax.set_title("")
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel of an Explore figure, for :class:`Panels`.
+
+    ``paint(ax, **params)`` draws the panel into an empty ``ax`` and returns what ``move``
+    needs; ``key``, a tuple of parameter names or ``key(params) -> hashable``, names what
+    the panel depends on (a move that changes it paints the panel again); ``move(artists,
+    **params)``, optional, makes the cheap changes (animated artists: a marker, a title)
+    that every move makes, after any repaint.
+    """
+
+    paint: Callable
+    key: tuple | Callable = ()
+    move: Callable | None = None
+
+    def key_of(self, params: Mapping):
+        if callable(self.key):
+            return self.key(params)
+        return tuple(params[k] for k in self.key)
+
+
+class Panels:
+    """The state of a figure made of :class:`Panel` s: ``draw`` returns one, and
+    ``update`` is :meth:`Panels.update` (a panel whose key changed is cleared and painted
+    again, at its frozen position, and returned so that it alone is redrawn).
+
+    >>> from matplotlib.figure import Figure
+    >>> p = Panel(lambda ax, a, b: ax.plot([0, a])[0], key=("a",),
+    ...           move=lambda line, a, b: line.set_alpha(b))
+    >>> state = Panels(Figure().subplots(1, 2), [p, p], {"a": 1, "b": 0.5})
+    >>> state.update(b=1.0), len(state.update(a=2))
+    ([], 2)
+    """
+
+    def __init__(self, axes, panels, params: Mapping):
+        import numpy as np
+
+        self.axes = list(np.ravel(axes))
+        self.panels = list(panels)
+        if len(self.axes) != len(self.panels):
+            raise ValueError(f"{len(self.axes)} axes for {len(self.panels)} panels")
+        self.params = dict(params)
+        self.keys = [p.key_of(self.params) for p in self.panels]
+        self.artists = [
+            p.paint(ax, **self.params) for ax, p in zip(self.axes, self.panels, strict=True)
+        ]
+        self._move()
+
+    def _move(self):
+        for panel, artists in zip(self.panels, self.artists, strict=True):
+            if panel.move is not None:
+                panel.move(artists, **self.params)
+
+    def update(self, **params) -> list:
+        """Bring every panel to ``params`` (missing ones keep their values); returns the
+        panels painted again."""
+        self.params = {**self.params, **params}
+        changed = []
+        for i, (ax, panel) in enumerate(zip(self.axes, self.panels, strict=True)):
+            key = panel.key_of(self.params)
+            if key != self.keys[i]:
+                clear(ax)
+                self.artists[i] = panel.paint(ax, **self.params)
+                self.keys[i] = key
+                changed.append(ax)
+        self._move()
+        return changed
 
 
 class PersistentFigure:
@@ -280,7 +392,8 @@ class PersistentFigure:
         self.fig = None
         self.full_redraws = self.partial_redraws = 0
         self._state = self._positions = self._background = None
-        self._animated, self._boxes = [], {}
+        self._animated, self._boxes, self._cells = [], {}, {}
+        self._pixels = None  # the background's pixels (where a partial redraw may draw)
 
     @property
     def size_px(self) -> tuple[int, int]:
@@ -289,8 +402,6 @@ class PersistentFigure:
 
     def render(self, params: Mapping):
         """Pixels of the figure for ``params``: an (height, width, 3) uint8 array."""
-        import numpy as np
-
         self._paint(params)
         return np.asarray(self.fig.canvas.buffer_rgba())[..., :3].copy()
 
@@ -318,6 +429,8 @@ class PersistentFigure:
 
     def _paint(self, params: Mapping) -> None:
         """Bring the canvas to ``params``: update, redraw what changed, blit the rest."""
+        import matplotlib
+
         from companion.plotting import READABLE_RC
 
         with matplotlib.rc_context(READABLE_RC):
@@ -328,36 +441,69 @@ class PersistentFigure:
                 if boxes is None:
                     changed = True  # a changed panel reaches into another: redraw it all
             if changed is True or self._background is None:
-                canvas.draw()  # everything but the animated artists
-                if self._positions is None:  # freeze the first layout
-                    self.fig.set_layout_engine("none")
-                    self._positions = [ax.get_position() for ax in self.fig.axes]
-                self._animated = _animated_artists(self.fig)
-                if self._update is not None:  # footprints, for redrawing single panels later
-                    renderer = canvas.get_renderer()
-                    self._boxes = {ax: ax.get_tightbbox(renderer) for ax in self.fig.axes}
-                self.full_redraws += 1
+                self._draw_all()
             else:
                 canvas.restore_region(self._background)
                 if changed:
                     self._redraw_panels(boxes)
+                    if self._spilled(boxes):  # a panel outgrew its room: lay it all again
+                        self._draw_all()
+                    else:
+                        # the repainted panels' animated artists are new: collect them again
+                        kept = [a for a in self._animated if a.axes not in boxes and a.get_figure()]
+                        found = [a for ax in boxes for a in _animated_artists(ax)]
+                        self._animated = sorted(kept + found, key=lambda a: a.get_zorder())
             if changed:
                 self._background = canvas.copy_from_bbox(self.fig.bbox)
+                self._pixels = np.asarray(canvas.buffer_rgba()).copy()
             for artist in self._animated:
                 self.fig.draw_artist(artist)
 
+    def _draw_all(self) -> None:
+        """Draw the whole figure but its animated artists; note every panel's footprint."""
+        canvas = self.fig.canvas
+        canvas.draw()  # everything but the animated artists
+        if self._positions is None:  # freeze the first layout
+            self.fig.set_layout_engine("none")
+            self._positions = [ax.get_position() for ax in self.fig.axes]
+        self._animated = _animated_artists(self.fig)
+        if self._update is not None:  # footprints, for redrawing single panels later
+            renderer = canvas.get_renderer()
+            self._boxes = {ax: ax.get_tightbbox(renderer) for ax in self.fig.axes}
+            self._cells = _cells(self.fig, self._boxes, renderer)
+        self.full_redraws += 1
+
+    def _spilled(self, boxes) -> bool:
+        """Whether the panels just drawn again changed a pixel outside the regions repainted
+        for them (their new tick labels or legend reach further than the first layout left
+        room for): a pixel comparison with the background, cheaper than measuring them."""
+        now = np.asarray(self.fig.canvas.buffer_rgba())
+        moved = np.any(now != self._pixels, axis=2)  # (height, width), row 0 at the top
+        height = moved.shape[0]
+        for box, _ in boxes.values():
+            x0, y0 = max(math.floor(box.x0), 0), max(math.floor(box.y0), 0)
+            x1, y1 = math.ceil(box.x1), math.ceil(box.y1)
+            moved[max(height - y1, 0) : height - y0, x0:x1] = False
+        return bool(moved.any())
+
     def _panel_boxes(self, axes):
-        """Each changed panel's footprint before and after the change, or None when one of
-        them overlaps another panel's (repainting it would erase part of that panel)."""
+        """The region to repaint for each changed panel: its cell (the room the first
+        layout left it, up to the other panels), else its footprint before and after the
+        change; None when that would erase part of another panel."""
         from matplotlib.transforms import Bbox
 
         renderer = self.fig.canvas.get_renderer()
         boxes = {}
         for ax in axes:
+            if self._cells.get(ax) is not None:  # no need to measure the new footprint
+                boxes[ax] = (self._cells[ax], self._boxes[ax])
+                continue
             new = ax.get_tightbbox(renderer)
             # 2 px more: line widths and pixel snapping reach past a tight bbox
             boxes[ax] = (Bbox.union([self._boxes.get(ax, new), new]).padded(2), new)
-        for box, _ in boxes.values():
+        for ax, (box, _) in boxes.items():
+            if self._cells.get(ax) is not None:
+                continue
             for other, footprint in self._boxes.items():
                 if other not in boxes and box.overlaps(footprint.padded(2)):
                     return None
@@ -427,6 +573,42 @@ class PersistentFigure:
         from companion.plotting import describe_figure
 
         return describe_figure(self.fig)
+
+
+def _cells(fig, footprints: Mapping, renderer) -> dict:
+    """Each panel's cell: its footprint widened left, right, up and down until it meets
+    another panel's footprint (or a figure-level text or legend) or the figure's edge.
+    None for a panel whose footprint already overlaps another's, and for every panel of a
+    figure with subfigures (laid out apart)."""
+    from matplotlib.transforms import Bbox
+
+    if fig.subfigs:
+        return dict.fromkeys(footprints)
+    pads = {ax: box.padded(2) for ax, box in footprints.items()}
+    extra = [a.get_window_extent(renderer).padded(2) for a in (*fig.texts, *fig.legends)]
+    W, H = fig.bbox.width, fig.bbox.height
+    cells = {}
+    for ax, box in pads.items():
+        others = [b for a, b in pads.items() if a is not ax] + extra
+        if any(box.overlaps(o) for o in others):
+            cells[ax] = None
+            continue
+
+        def rows(o, box=box):
+            return o.y0 < box.y1 and o.y1 > box.y0
+
+        def cols(o, box=box):
+            return o.x0 < box.x1 and o.x1 > box.x0
+
+        x0 = max([0.0] + [o.x1 for o in others if o.x1 <= box.x0 and rows(o)])
+        x1 = min([W] + [o.x0 for o in others if o.x0 >= box.x1 and rows(o)])
+        y0 = max([0.0] + [o.y1 for o in others if o.y1 <= box.y0 and cols(o)])
+        y1 = min([H] + [o.y0 for o in others if o.y0 >= box.y1 and cols(o)])
+        cell = Bbox.from_extents(
+            math.ceil(x0), math.ceil(y0), math.floor(x1), math.floor(y1)
+        )  # whole pixels inside the neighbours' footprints
+        cells[ax] = None if any(cell.overlaps(o) for o in others) else cell
+    return cells
 
 
 def _animated_artists(fig) -> list:
@@ -712,125 +894,3 @@ def _esc(s) -> str:
     import html
 
     return html.escape(str(s), quote=True)
-
-
-# --- Older API (kept until every chapter uses explore) --------------------------------------
-
-
-def _new_figure(figsize):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, layout="constrained")
-
-
-def panel(draw: Callable, controls: Mapping, *, figsize=(8, 3.6), title: str | None = None):
-    """Sliders plus a figure redrawn by ``draw(fig, **values)`` on every change.
-
-    Parameters
-    ----------
-    draw : callable
-        ``draw(fig, **params)`` draws into a fresh ``matplotlib.figure.Figure``.
-    controls : mapping
-        Parameter name -> ipywidgets control (see :func:`slider`).
-    figsize : tuple
-        Figure size in inches.
-    title : str, optional
-        A heading shown above the sliders.
-
-    Returns
-    -------
-    ipywidgets.VBox
-        Display it as the last expression of a cell.
-    """
-    import ipywidgets as w
-    from IPython.display import display
-
-    out = w.Output()
-
-    def _update(**values):
-        fig = _new_figure(figsize)
-        draw(fig, **values)
-        with out:
-            out.clear_output(wait=True)
-            display(fig)
-
-    for name, ctl in controls.items():
-        ctl.observe(lambda _change: _update(**{k: c.value for k, c in controls.items()}), "value")
-    _update(**{k: c.value for k, c in controls.items()})
-    children = ([w.HTML(f"<b>{title}</b>")] if title else []) + [
-        w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
-        out,
-    ]
-    return w.VBox(children)
-
-
-def frame_player(
-    draw: Callable,
-    param: str,
-    values,
-    *,
-    fixed: Mapping | None = None,
-    figsize=(8, 3.6),
-    interval: int = 600,
-    label: str | None = None,
-    alt: str | None = None,
-):
-    """A kernel-free slider: ``draw`` precomputed for each value of ``param``.
-
-    Returns an ``IPython.display.HTML`` holding a matplotlib ``to_jshtml`` player
-    (frames are embedded PNGs and the controls are plain JavaScript).
-
-    Parameters
-    ----------
-    draw : callable
-        ``draw(fig, **params)``, the same function :func:`panel` uses.
-    param : str
-        The swept parameter.
-    values : sequence
-        Its values, one frame each (keep it under ~20 frames: each is a PNG).
-    fixed : mapping, optional
-        The other parameters.
-    label : str, optional
-        Caption above the player (defaults to "Move <param> (no kernel needed)").
-    alt : str, optional
-        Alt text of the player's image (defaults to a description read from the figure).
-    """
-    import html as _html
-
-    from IPython.display import HTML
-    from matplotlib.animation import FuncAnimation
-
-    values = list(values)
-    check_int(len(values), "len(values)", low=1, high=60)
-    fixed = dict(fixed or {})
-    fig = _new_figure(figsize)
-
-    def _frame(i):
-        fig.clear()
-        draw(fig, **{**fixed, param: values[i]})
-        return []
-
-    with matplotlib.rc_context({"animation.embed_limit": 40}):
-        anim = FuncAnimation(fig, _frame, frames=len(values), interval=interval, blit=False)
-        html = anim.to_jshtml(default_mode="once")
-    from companion.plotting import describe_figure
-
-    alt_text = _html.escape(alt or f"{describe_figure(fig)} Frames sweep {param}.", quote=True)
-    html = html.replace('<img id="_anim_img', f'<img alt="{alt_text}" id="_anim_img', 1)
-    caption = label or f"Move <code>{param}</code> with the frame slider (no kernel needed)."
-    return HTML(f'<div class="companion-player"><p>{caption}</p>{html}</div>')
-
-
-def redraw_time(draw: Callable, params: Mapping, *, repeats: int = 5, figsize=(8, 3.6)) -> float:
-    """Median seconds to compute and render one frame (the cost of a slider move)."""
-    import io
-    import statistics
-
-    times = []
-    for _ in range(check_int(repeats, "repeats", low=1)):
-        t0 = time.perf_counter()
-        fig = _new_figure(figsize)
-        draw(fig, **params)
-        fig.savefig(io.BytesIO(), format="png")
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from companion import explore_proto as proto
 from companion import widgets
-from companion.explorers import EXPLORERS, explorer
+from companion.chapters import CHAPTERS, explorer, module
 from companion.plotting import MIN_FONT_PT, legend, readable
 
 # --- a small figure with a draw and an update ------------------------------------------------
@@ -124,8 +123,6 @@ def test_controls_become_core_ipywidgets_with_the_label():
     for ctl, cls in kinds.items():
         live = ctl.widget()
         assert type(live) is cls and live.description == ctl.label and live.value == ctl.value
-    assert widgets.slider(256, None, None, options=(64, 256), description="n").value == 256
-    assert type(widgets.slider(3, 1, 5, description="k")) is w.IntSlider
 
 
 # --- the persistent figure -------------------------------------------------------------------
@@ -158,68 +155,82 @@ def test_a_forgotten_artist_shows_as_different_pixels():
     assert (got != want).any()
 
 
-@pytest.mark.parametrize(
-    "draw, update, settings",
-    [
-        (
-            proto.draw_theorem3,
-            proto.update_theorem3,
-            [{}, {"p": 0.2}, {"n": 64}, {"p": 1e-4, "n": 128}, {}],
-        ),
-        (
-            proto.draw_ln_kernel,
-            proto.update_ln_kernel,
-            [
-                {},
-                {"sigma": 3.0},
-                {"d": 16},
-                {"n_ratio": 1},
-                {"precision": "bfloat16", "sigma": 0.0},
-                {"eps": 1.0, "signs": False},
-                {"dist": "offset", "beta": 5.0},
-                {},
-            ],
-        ),
-    ],
-    ids=["theorem3", "ln_kernel"],
-)
-def test_prototype_updates_match_their_draw(draw, update, settings):
-    live = widgets.PersistentFigure(draw, update, figsize=(8, 4.4))
-    fresh = widgets.PersistentFigure(draw, figsize=(8, 4.4))
-    for s, got, want in zip(settings, walk(live, settings), walk(fresh, settings), strict=True):
-        assert np.array_equal(got, want), f"update and draw differ at {s}"
+def test_panels_repaint_only_the_panels_whose_key_changed():
+    fig = Figure()
+    calls = []
+
+    def paint(ax, a, b):
+        calls.append(ax)
+        return ax.plot([0, a], [0, b])[0]
+
+    panels = [widgets.Panel(paint, key=("a",)), widgets.Panel(paint, key=lambda p: p["b"] > 0)]
+    state = widgets.Panels(fig.subplots(1, 2), panels, {"a": 1, "b": 1})
+    assert state.update(b=2) == [] and len(calls) == 2  # neither key changed
+    assert state.update(a=3) == [state.axes[0]] and calls[-1] is state.axes[0]
+    assert state.update(b=-1) == [state.axes[1]]
+    with pytest.raises(ValueError, match="2 axes for 1 panels"):
+        widgets.Panels(fig.subplots(1, 2), panels[:1], {"a": 1, "b": 1})
 
 
-def test_ln_kernel_prototype_computes_the_chapter_numbers():
-    data = proto.figures("dead_directions/ln_kernel").data
-    for kw in (
-        {},
-        {"sigma": 2.0, "precision": "bfloat16"},
-        {"d": 16, "n_ratio": 1},
-        {"dist": "offset", "signs": False},
-    ):
-        full = {
-            "d": 64,
-            "sigma": 1.0,
-            "signs": True,
-            "beta": 1.0,
-            "eps": 1e-5,
-            "dist": "student_t",
-            "n_ratio": 8,
-            "precision": "float64",
-            "seed": 0,
-            **kw,
-        }
-        (g1, r1), (g2, r2) = data(**full), proto._ln_data(**full)
-        np.testing.assert_array_equal(g1, g2)
-        np.testing.assert_array_equal(r1.spectrum, r2.spectrum)
+def _moves(ex):
+    """The defaults, then one control after another to its last page value (the earlier
+    ones staying there), then every control to its first value, then back."""
+    out, now = [dict(ex.defaults)], dict(ex.defaults)
+    for name, ctl in ex.controls.items():
+        now = {**now, name: ctl.page_values()[-1]}
+        out.append(now)
+    out.append({n: c.page_values()[0] for n, c in ex.controls.items()})
+    return [*out, dict(ex.defaults)]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_updates_to_the_pixels_of_a_fresh_draw(chapter):
+    # blitted moves and repainted panels give, pixel for pixel, what clearing the figure
+    # and drawing it again gives at the same (frozen) layout
+    ex = explorer(chapter)
+    fresh = widgets.PersistentFigure(ex.figure._draw, figsize=ex.figure.figsize)
+    for params in _moves(ex):
+        got, want = ex.figure.render(params), fresh.render(params)
+        assert np.array_equal(got, want), f"update and draw differ at {params}"
+
+
+def test_ln_kernel_caches_compute_the_same_numbers():
+    ch = module("dead_directions/ln_kernel")
+    from companion.theory.ln_kernel import (
+        kernel_report,
+        normalised_activations,
+        sample_gamma,
+        sample_inputs,
+    )
+
+    for kw in ({}, {"sigma": 2.0, "precision": "bfloat16"}, {"d": 16, "n_ratio": 1}):
+        p = {"d": 64, "sigma": 1.0, "n_ratio": 8, "precision": "float64", **kw}
+        rng = np.random.default_rng(0)  # the chapter's draws, in order, uncached
+        x = sample_inputs(p["n_ratio"] * p["d"], p["d"], "student_t", rng=rng)
+        g = sample_gamma(p["d"], p["sigma"], signs=True, rng=rng)
+        b = rng.standard_normal(p["d"])
+        rep = kernel_report(normalised_activations(x, g, b, 1e-5, precision=p["precision"]), g)
+        g2, rep2 = ch.data(**p)
+        np.testing.assert_array_equal(g, g2)
+        np.testing.assert_array_equal(rep.spectrum, rep2.spectrum)
 
 
 def test_theorem3_limits_hold_every_width():
-    for n in proto.figures("sign_magnitude/theorem3").WIDTHS:
-        for post, (lo, hi) in zip((False, True), proto.T3_YLIM, strict=True):
-            _, y, e = proto._t3_points(proto._t3_sims(n, 0), post)
+    ch = module("sign_magnitude/theorem3")
+    for n in ch.WIDTHS:
+        for post, (lo, hi) in zip((False, True), ch.YLIM, strict=True):
+            _, y, e = ch._points(ch._sims(n, 0), post)
             assert lo < min(np.subtract(y, e)) and max(np.add(y, e)) < hi, (n, post)
+
+
+def test_sigma_min_depths_are_the_first_blocks_of_the_deepest_toy():
+    sm = module("dead_directions/sigma_min")
+    from companion.theory.sigma_min import residual_toy, sigma_min_profile
+
+    toy = residual_toy(32, 6, n=256, cancel=0.5, rng=0)
+    deep = sm._profiles(32, 256, 0.5, 0)
+    np.testing.assert_array_equal(sigma_min_profile(toy.states).ratio, deep["ratio"][:7])
+    np.testing.assert_array_equal(toy.branch_pairing, deep["pairing"][:6])
 
 
 # --- the Explore output ----------------------------------------------------------------------
@@ -299,7 +310,7 @@ def test_explore_rejects_bad_input():
     with pytest.raises(ValueError, match="`grid` names 'b', which is not a control"):
         widgets.explore(toy_draw_full, TOY_CONTROLS, grid=("a", "b"))
     with pytest.raises(TypeError, match=r"`controls\['a'\]` must be made with widgets.control\(\)"):
-        widgets.explore(toy_draw_full, {"a": widgets.slider(1.0, 0.0, 2.0, description="a")})
+        widgets.explore(toy_draw_full, {"a": 1.0})
     with pytest.raises(ValueError, match="give 10 figures to precompute; more than `max_frames`=5"):
         toy_explore(max_frames=5)
     with pytest.raises(ValueError, match="`static` must be 'auto', True or False"):
@@ -376,10 +387,13 @@ def test_every_chapter_of_the_book_has_an_explore_figure():
 
     toc = (pathlib.Path(__file__).parents[2] / "_toc.yml").read_text(encoding="utf-8")
     chapters = re.findall(r"file: book/((?:sign_magnitude|dead_directions)/\w+)", toc)
-    assert sorted(chapters) == sorted(EXPLORERS)
+    assert chapters == list(CHAPTERS)
     for chapter in chapters:
         ex = explorer(chapter)
         assert isinstance(ex, widgets.Explore) and ex.figure.fig is None  # nothing drawn yet
         assert len(ex.combinations()) <= ex.max_frames
+        page = (pathlib.Path(__file__).parents[2] / "book" / f"{chapter}.md").read_text()
+        explore = page[page.index("## Explore") :].split("\n## ")[0]
+        assert "ch.explore(" in explore, f"{chapter}: the Explore section shows ch.explore()"
     with pytest.raises(ValueError, match="`chapter` must be one of"):
         explorer("sign_magnitude/nowhere")

@@ -5,8 +5,10 @@
 * ``SIZES = {"cpu": ..., "full": ..., "smoke": ...}``: every size that depends on the scale,
   read by the chapter (``ch.SIZES[SCALE]``) and by its claims (``SIZES[scale]``), so the two
   never drift apart;
-* the chapter's drawing functions ``draw(fig, **params)`` (pure: their randomness comes from a
-  ``seed``), which the live panel and the kernel-free frame player share;
+* its Explore figure: ``explore()`` returns the :class:`companion.widgets.Explore` the page
+  shows (live controls in a kernel, precomputed ones on the site), drawn by the module's
+  ``draw(fig, **params)`` (pure: its randomness comes from a ``seed``) and moved in place by
+  its ``update``;
 * its claims, each a ``measure(scale, full)`` registered with :func:`companion.claims.register`.
 
 :data:`PARTS` lists the chapters in book order (the order of ``_toc.yml``); the claims ledger
@@ -18,7 +20,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["CHAPTERS", "PARTS", "docname", "load_all", "module"]
+__all__ = ["CHAPTERS", "PARTS", "docname", "explorer", "load_all", "module"]
 
 #: The chapters of each part, in book order.
 PARTS = {
@@ -76,3 +78,15 @@ def module(chapter) -> ModuleType:
 def load_all() -> list[ModuleType]:
     """Import every chapter module in book order (each registers its claims)."""
     return [module(c) for c in CHAPTERS]
+
+
+def explorer(chapter, **kwargs):
+    """The chapter's Explore figure, undisplayed and with nothing drawn yet:
+    ``module(chapter).explore(**kwargs)`` (the bench and the tests walk every chapter).
+
+    Examples
+    --------
+    >>> explorer("sign_magnitude/theorem3").grid
+    ('p', 'n')
+    """
+    return module(chapter).explore(**kwargs)

@@ -4,8 +4,6 @@
 ``npm pack`` (or, without npm, the same tarballs from the registry's tarball URL), and
 unpacks only the files the site and the slides load:
 
-* ``_vendor/site/widgets/``  ``require.js`` (requirejs) and ``embed-amd.js`` + chunks and
-  fonts (``@jupyter-widgets/html-manager``): renders the saved ipywidgets state;
 * ``_vendor/site/mathjax/``  MathJax 3 (``es5/``: ``tex-mml-chtml.js``, fonts, menu,
   accessibility);
 * ``_vendor/reveal.js/``     reveal.js (``dist/``, ``plugin/``) for ``make slides`` only.
@@ -32,10 +30,9 @@ from pathlib import Path
 __all__ = ["PACKAGES", "vendor", "main"]
 
 #: npm package -> (version, [(path inside the tarball, destination under _vendor/)]).
-#: html-manager 1.0.x is the embedder for ipywidgets 8 (myst-nb's default is 1.0.6).
+#: No widget JavaScript: the site shows every Explore figure as plain HTML over precomputed
+#: frames (book/_assets/companion.js), never a saved ipywidgets view.
 PACKAGES: dict[str, tuple[str, list[tuple[str, str]]]] = {
-    "@jupyter-widgets/html-manager": ("1.0.6", [("package/dist/", "site/widgets/")]),
-    "requirejs": ("2.3.7", [("package/require.js", "site/widgets/require.js")]),
     "mathjax": (
         "3.2.2",
         [
@@ -47,8 +44,8 @@ PACKAGES: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("package/es5/sre/", "site/mathjax/sre/"),
         ],
     ),
-    # Font Awesome 4: the icons of matplotlib's to_jshtml frame player (it links 4.4 from maxcdn;
-    # companion.site.book_ext points that link here).
+    # Font Awesome 4: the icons of matplotlib's to_jshtml animations, which nbconvert's decks
+    # link from maxcdn (companion.site.book_ext and .slides point that link here).
     "font-awesome": (
         "4.7.0",
         [
@@ -61,9 +58,8 @@ PACKAGES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         [("package/dist/", "reveal.js/dist/"), ("package/plugin/", "reveal.js/plugin/")],
     ),
 }
-# Source maps are 10+ MB and never needed by a reader; embed.js is the non-AMD build
-# (myst-nb and nbconvert load embed-amd.js through require.js).
-_SKIP_SUFFIXES = (".map", "/dist/embed.js")
+# Source maps are 10+ MB and never needed by a reader.
+_SKIP_SUFFIXES = (".map",)
 REGISTRY = "https://registry.npmjs.org"
 
 

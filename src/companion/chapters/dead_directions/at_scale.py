@@ -19,15 +19,27 @@ import numpy as np
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, NotRun, register
 from companion.llm.registry import ScalePreset, preset
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend
+from companion.tables import Table, table
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
 __all__ = [
     "SIZES",
+    "bench_table",
+    "confusion_table",
+    "diagnosis_table",
+    "profile_figure",
+    "profile_table",
+    "random_init_table",
+    "registry_table",
+    "trained_table",
     "commands",
     "confusion",
     "draw",
     "draw_null",
     "draw_random_table",
+    "explore",
     "random_init",
     "records",
     "run_missing",
@@ -188,48 +200,138 @@ def _pick(recs, model, init, layers=None):
     return out[-1] if out else None
 
 
-def draw(fig, model: str = "smollm2-135m", scale: str = "cpu"):
-    """Left: the bottom of the spectrum of C (λ/λ_max) trained vs random init at the same depth,
-    with v*'s Rayleigh quotient marked. Right: the pre-norm σ_min profile (ratio to block 0)."""
+_INITS = (("random", COLORS["grey"], "random"), ("trained", COLORS["sim"], "trained"))
+_CLIP = 1e-40  # where exact zeros are drawn on the log axis
+
+
+def _pair(model, scale):
+    """(random-init record at the trained depth, trained record) of one model; either may
+    be None."""
     recs = records(scale)
     tr = _pick(recs, model, "trained")
-    ri = _pick(recs, model, "random", tr["layers"] if tr else None)
-    ax1, ax2 = fig.subplots(1, 2)
-    for rec, col, lab in ((ri, COLORS["grey"], "random init"), (tr, COLORS["sim"], "trained")):
+    return _pick(recs, model, "random", tr["layers"] if tr else None), tr
+
+
+def _all_pairs(scale):
+    return [rec for m in trained_models(scale) for rec in _pair(m, scale) if rec is not None]
+
+
+def _spectrum_panel(ax, scale, **_):
+    """The bottom of the spectrum of C (λ/λ_max), trained against random init at the same
+    depth, with v*'s Rayleigh quotient marked (its value on the line; fixed axes: every
+    model fits)."""
+    low = min(
+        min(
+            np.clip(np.asarray(r["spectrum"]) / r["spectrum"][-1], _CLIP, None)[:24].min(),
+            max(r["rayleigh"], _CLIP),
+        )
+        for r in _all_pairs(scale)
+    )
+    artists = []
+    for x, (_, col, lab) in zip((0.62, 0.98), _INITS, strict=True):  # values side by side
+        (dots,) = ax.semilogy([1], [1], "o-", ms=3, color=col, label=f"{lab}: λ_i/λ_max")
+        level = ax.axhline(1, color=col, ls="--", lw=1, label=f"{lab}: v*ᵀCv*/λ_max")
+        value = ax.text(
+            x, 1, "", transform=ax.get_yaxis_transform(), ha="right", va="bottom", color=col
+        )
+        artists.append((dots, level, value))
+    ax.set(
+        xlim=(0, 25),
+        ylim=(low / 10, 3),
+        xlabel="eigenvalue index (ascending)",
+        ylabel="λ / λ_max",
+    )
+    ax.minorticks_off()
+    legend(ax)
+    return animate(*(a for trio in artists for a in trio), ax.title), artists
+
+
+def _spectrum_move(artists, model, scale, **_):
+    _, trios = artists
+    pair = _pair(model, scale)
+    for rec, (dots, level, value) in zip(pair, trios, strict=True):
+        for a in (dots, level, value):
+            a.set_visible(rec is not None)
         if rec is None:
             continue
         w = np.asarray(rec["spectrum"])
-        rel = np.clip(w / w[-1], 1e-40, None)[:24]
-        ax1.semilogy(
-            np.arange(1, rel.size + 1), rel, "o-", ms=3, color=col, label=f"{lab}: λ_i/λ_max"
-        )
-        ax1.axhline(
-            max(rec["rayleigh"], 1e-40),
-            color=col,
-            ls="--",
-            lw=1,
-            label=f"{lab}: v*ᵀCv*/λ_max = {rec['rayleigh']:.1e}",
-        )
-    ax1.set(
-        xlabel="eigenvalue index (ascending)",
-        ylabel="λ / λ_max",
-        title=f"{model}: bottom of the spectrum ({(tr or ri or {}).get('dtype', '')} forward)",
-    )
-    ax1.legend(fontsize=7)
-    for rec, col, lab in ((ri, COLORS["grey"], "random init"), (tr, COLORS["sim"], "trained")):
-        if rec is None or not rec["sigma_ratio"]:
-            continue
-        ax2.plot(rec["sigma_ratio_no_pos0"], "o-", ms=3, color=col, label=f"{lab}, without pos. 0")
-        ax2.plot(rec["sigma_ratio"], ":", color=col, lw=1, label=f"{lab}, with pos. 0")
-    ax2.axhline(1.0, color=COLORS["theory"], lw=1.5, label="ratio 1 (T4 floor)")
-    degenerate = (tr or ri or {}).get("profile_degenerate", False)
-    ax2.set(
+        rel = np.clip(w / w[-1], _CLIP, None)[:24]
+        dots.set_data(np.arange(1, rel.size + 1), rel)
+        y = max(rec["rayleigh"], _CLIP)
+        level.set_ydata([y, y])
+        value.set(y=y, text=f"{rec['rayleigh']:.1e}")
+    dtype = (pair[1] or pair[0] or {}).get("dtype", "")
+    dots.axes.set_title(f"{model}: bottom of the spectrum ({dtype} forward)")
+
+
+def _profile_panel(ax, scale, **_):
+    """The pre-norm σ_min profile (ratio to block 0), with and without position 0."""
+    pairs = _all_pairs(scale)
+    ys = [y for r in pairs for k in ("sigma_ratio", "sigma_ratio_no_pos0") for y in r[k] or []]
+    blocks = max(len(r["sigma_ratio"] or []) for r in pairs)
+    lines = []
+    for _, col, lab in _INITS:
+        (without,) = ax.plot([], [], "o-", ms=3, color=col, label=f"{lab}, without pos. 0")
+        (with_,) = ax.plot([], [], ":", color=col, lw=1, label=f"{lab}, with pos. 0")
+        lines.append((without, with_))
+    ax.axhline(1.0, color=COLORS["theory"], lw=1.5, label="ratio 1 (T4 floor)")
+    ax.set(
         yscale="log",
+        xlim=(-0.5, blocks - 0.5),
+        ylim=(min(ys + [1.0]) / 2, 2 * max(ys + [1.0])),
         xlabel="block ℓ (0 = embeddings; last = pre-final-norm)",
         ylabel="σ_min(X_ℓ) / σ_min(X_0)",
-        title="pre-norm residual stream" + (" (post-LN: degenerate)" if degenerate else ""),
     )
-    ax2.legend(fontsize=7)
+    ax.minorticks_off()
+    legend(ax)
+    return animate(*(a for pair in lines for a in pair), ax.title), lines
+
+
+def _profile_move(artists, model, scale, **_):
+    _, lines = artists
+    pair = _pair(model, scale)
+    for rec, (without, with_) in zip(pair, lines, strict=True):
+        shown = rec is not None and bool(rec["sigma_ratio"])
+        for line in (without, with_):
+            line.set_visible(shown)
+        if shown:
+            without.set_data(np.arange(len(rec["sigma_ratio_no_pos0"])), rec["sigma_ratio_no_pos0"])
+            with_.set_data(np.arange(len(rec["sigma_ratio"])), rec["sigma_ratio"])
+    degenerate = (pair[1] or pair[0] or {}).get("profile_degenerate", False)
+    without.axes.set_title(
+        "pre-norm residual stream" + (" (post-LN: degenerate)" if degenerate else "")
+    )
+
+
+_PANELS = (
+    Panel(_spectrum_panel, key=("scale",), move=_spectrum_move),
+    Panel(_profile_panel, key=("scale",), move=_profile_move),
+)
+
+
+def draw(fig, model: str = "smollm2-135m", scale: str = "cpu"):
+    """Left: the bottom of the spectrum of C (λ/λ_max) trained vs random init at the same depth,
+    with v*'s Rayleigh quotient marked. Right: the pre-norm σ_min profile (ratio to block 0).
+    Axes hold every trained model's records, so moving between models moves only the data.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    return Panels(fig.subplots(1, 2), _PANELS, dict(model=model, scale=scale))
+
+
+def explore(scale: str = "cpu") -> Explore:
+    """The chapter's Explore figure: every trained model of ``scale`` (from the results
+    file: nothing runs on a move)."""
+    models = trained_models(scale)
+    norms = {r["model"]: r["norm_registry"] for r in records(scale)}
+    names = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+    options = [(f"{m} ({names.get(norms.get(m), '?')})", m) for m in models]
+    controls = {"model": control(models[0], options=options, label="model")}
+
+    def draw_at(fig, model):
+        return draw(fig, model, scale)
+
+    return explore_figure(
+        draw_at, controls, update=Panels.update, grid=("model",), figsize=(9, 4.4)
+    )
 
 
 def draw_null(fig, scale: str = "cpu"):
@@ -250,7 +352,7 @@ def draw_null(fig, scale: str = "cpu"):
     ax.plot([], [], color=COLORS["sim"], label="RMSNorm models, measured |cos|")
     ax.plot([], [], color=COLORS["theory"], label="LayerNorm models (|cos| = 1, clipped)")
     ax.set(xlabel="|cos(u_min, v*)|", ylabel="density", title="random-init |cos| against the null")
-    ax.legend(fontsize=7, ncol=2)
+    legend(ax)
 
 
 def draw_random_table(fig, scale: str = "cpu"):
@@ -265,7 +367,170 @@ def draw_random_table(fig, scale: str = "cpu"):
     ]
     ax.bar(range(len(names)), ray, color=cols)
     ax.set(yscale="log", ylabel="v*ᵀCv* / λ_max", title="random init, float32 forward")
-    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")
+
+
+def profile_figure(model: str, scale: str = "cpu", *, figsize=(8, 3.4)):
+    """The Explore figure of one model as a still figure (nothing animated)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    draw(fig, model, scale)
+    for artist in fig.findobj(lambda a: a.get_animated()):
+        artist.set_animated(False)
+    return fig
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+def registry_table() -> Table:
+    """Every registered model: architecture, norm, width, depth, size and where it loads from."""
+    from companion.llm.registry import list_models
+
+    rows = [
+        {
+            "name": m.name,
+            "architecture": m.architecture,
+            "norm": m.norm,
+            "width": m.width,
+            "layers": m.n_layers,
+            "params (approx.)": f"{m.n_params / 1e9:.2f}B"
+            if m.n_params >= 1e9
+            else f"{m.n_params / 1e6:.0f}M",
+            "source": m.source,
+            "trained weights here": "yes" if m.available_here else "no",
+            "hub id": m.hub_id or "",
+        }
+        for m in list_models()
+    ]
+    notes = (
+        "Parameter counts are approximate counts of the real checkpoints. Every model loads at "
+        "random init from its config (init='random'), offline."
+    )
+    return table(rows, notes=notes)
+
+
+def _commands(recs) -> str:
+    return "written by: " + "; ".join(sorted({r["command"] for r in recs}))
+
+
+def diagnosis_table(live: dict) -> Table:
+    """One live diagnosis per model (``live``: name -> what ``diagnose`` returns)."""
+    rows = [
+        {
+            "model": name,
+            "norm": d.norm_kind,
+            "d": d.d,
+            "N": d.n_tokens,
+            "forward": d.dtype,
+            "|cos|": d.cos,
+            "v*ᵀCv*/λ_max": d.rayleigh,
+            "verdict": d.verdict,
+        }
+        for name, d in live.items()
+    ]
+    return table(rows, formats={"|cos|": "{:.6f}", "v*ᵀCv*/λ_max": "{:.2e}"})
+
+
+def random_init_table(rand: dict) -> Table:
+    """The random-init diagnosis of every architecture (``rand``: model -> record)."""
+    rows = [
+        {
+            "model": name,
+            "norm": r["norm_registry"],
+            "d": r["d"],
+            "blocks": r["layers"],
+            "N": r["n_tokens"],
+            "|cos|": r["cos"],
+            "null q99.9": r["null_q999"],
+            "v*ᵀCv*/λ_max": r["rayleigh"],
+            "verdict": r["verdict"],
+        }
+        for name, r in rand.items()
+    ]
+    fmt = {"|cos|": "{:.4f}", "null q99.9": "{:.4f}", "v*ᵀCv*/λ_max": "{:.2e}"}
+    return table(rows, formats=fmt, notes=_commands(rand.values()))
+
+
+def confusion_table(recs) -> Table:
+    """Verdicts against the registry's norm type (counts)."""
+    conf = confusion(recs)
+    verdicts = ("layernorm", "rmsnorm", "undetermined")
+    rows = [
+        {"registry norm": true, **{f"verdict {v}": conf.get((true, v), 0) for v in verdicts}}
+        for true in ("layernorm", "rmsnorm")
+    ]
+    return table(rows)
+
+
+def trained_table(trained: dict, init_full: dict) -> Table:
+    """The diagnosis of every trained checkpoint, one column per model, beside its random
+    init at the same depth where one is stored."""
+    quantities = {}
+    for name, r in trained.items():
+        g, ri = r["gamma_stats"], init_full.get(name)
+        lo, hi = abs_gamma(r)
+        quantities[name] = {
+            "norm": f"{r['norm_kind']} ({r['norm_name']})",
+            "d, N, forward": f"{r['d']}, {r['n_tokens']}, {r['dtype']}",
+            "γ (effective): mean, min |γ|, max |γ|": f"{g['mean']:.3f}, {lo:.3g}, {hi:.3g}"
+            + (" (stored weight + 1)" if g["offset"] else ""),
+            "|cos(u_min, v*)|, float32 output": f"{r['cos']:.4f}",
+            "|cos|, norm recomputed in float64": f"{r['cos_fp64']:.4f}",
+            "null q99.9": f"{r['null_q999']:.3f}",
+            "null-space dim (float64), ‖P v*‖": f"{r['kernel_dim_fp64']}, "
+            f"{r['cos_subspace_fp64']:.6f}",
+            "v*ᵀCv*/λ_max at init": f"{ri['rayleigh']:.2e}" if ri else "–",
+            "v*ᵀCv*/λ_max trained": f"{r['rayleigh']:.2e}",
+            "verdict": r["verdict"],
+            "Schur ratio R(v*), init → trained (ours)": (
+                f"{ri['schur_ratio']:.3f} → " if ri else ""
+            )
+            + f"{r['schur_ratio']:.3f}",
+            "Marchenko–Pastur baseline": f"{r.get('schur_mp_baseline', float('nan')):.3f}",
+        }
+    names = list(quantities)
+    keys = list(quantities[names[0]]) if names else []
+    rows = [{"": k, **{n: quantities[n][k] for n in names}} for k in keys]
+    return table(rows, notes=_commands([*trained.values(), *init_full.values()]))
+
+
+def profile_table(trained: dict) -> Table:
+    """Each trained model's pre-norm σ_min block to block (position 0 excluded): how many
+    steps σ_min(X_ℓ+1)/σ_min(X_ℓ) fall below 1, and the smallest."""
+    rows = []
+    for name, r in trained.items():
+        steps, _ = sigma_steps(r)
+        worst = int(np.nanargmin(steps))
+        rows.append(
+            {
+                "model": name,
+                "steps below 1": f"{int((steps < 1).sum())} of {steps.size}",
+                "smallest step": steps[worst],
+                "into block": worst + 1,
+                "tokens": r["profile_tokens"],
+                "": "post-LN: every block output is a LayerNorm output (degenerate)"
+                if r["profile_degenerate"]
+                else "",
+            }
+        )
+    return table(rows, formats={"smallest step": "×{:.3f}"})
+
+
+def bench_table(b: dict) -> Table:
+    """The diagnosis benchmark: its measured numbers (and, marked, one extrapolation)."""
+    rows = [{"measured": k, "value": v} for k, v in b["summary"].items()]
+    if "big" in b and b["big"]["tokens"] < 65536:
+        big = b["big"]
+        per_tok = big["timings"]["forward_s"] / big["tokens"]
+        rows.append(
+            {
+                "measured": "linear extrapolation of the forward pass to 65,536 tokens",
+                "value": f"{per_tok * 65536:.0f} s (NOT measured; same load)",
+            }
+        )
+    return table(rows, notes=f"command: {b['command']}")
 
 
 def confusion(records) -> dict:

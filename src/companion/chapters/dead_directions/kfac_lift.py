@@ -10,11 +10,13 @@ import numpy as np
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend
 from companion.theory import kfac_lift as kl
 from companion.theory.kfac_lift import categorical_fisher, ln_softmax_head
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "BETA_SCALES", "U_CHOICES", "draw", "fisher_cases"]
+__all__ = ["SIZES", "BETA_SCALES", "U_CHOICES", "draw", "explore", "fisher_cases"]
 
 CHAPTER = docname(__name__)
 
@@ -31,7 +33,7 @@ SIZES = {
 }
 
 
-#: beta scales of the right panel (and of the kernel-free frame player).
+#: beta scales of the right panel (and of the page's precomputed figures).
 BETA_SCALES = (0.0, 0.1, 0.5, 1.0, 2.0)
 
 
@@ -82,39 +84,78 @@ def fisher_cases(
     }
 
 
+_CASES = ["true Fisher", "c² E Var_p(u)", "K-FAC, centred A", "K-FAC, uncentred A"]
+_COLOURS = [COLORS["sim"], COLORS["theory"], COLORS["alt"], COLORS["paper"]]
+
+
+@lru_cache(maxsize=256)
+def _cases(beta_scale: float, u: str, seed: int) -> dict:
+    return fisher_cases(beta_scale, u, seed=seed)
+
+
+def _bars_panel(ax, **_):
+    """The Fisher along u v*ᵀ at this β (log scale, relative to a random direction)."""
+    bars = ax.barh(range(4), [1.0] * 4, color=_COLOURS, left=_FLOOR)
+    ax.set_xscale("log")
+    ax.set_xlim(_FLOOR, 10)
+    ax.minorticks_off()
+    ax.axvline(1.0, color=COLORS["grey"], ls=":", lw=1)
+    ax.set_yticks(range(4), _CASES)
+    ax.set(xlabel="Fisher / Fisher of a random rank-one direction")
+    missing = [ax.text(1e-30, i, "n/a (tied head)", va="center") for i in range(4)]
+    return animate(*bars.patches, *missing, ax.title), bars.patches, missing
+
+
+def _bars_move(artists, beta_scale, u, seed, **_):
+    _, bars, missing = artists
+    cases = _cases(float(beta_scale), u, int(seed))
+    for bar, note, name in zip(bars, missing, _CASES, strict=True):
+        x = cases[name]
+        bar.set_width(max(abs(x), _FLOOR) if np.isfinite(x) else _FLOOR)
+        note.set_visible(not np.isfinite(x))
+    bars[0].axes.set_title(f"{u}, β scale {beta_scale:g} (c = {cases['c']:.3f})")
+
+
+def _beta_panel(ax, seed, **_):
+    """The true Fisher against the β scale for every choice of u."""
+    for uc, col, mk in zip(U_CHOICES, _COLOURS, "osD^", strict=True):
+        ys = [max(abs(_true_fisher(float(b), uc, int(seed))), _FLOOR) for b in BETA_SCALES]
+        ax.plot(BETA_SCALES, ys, marker=mk, color=col, label=uc, lw=1.5)
+    ax.set(yscale="log", ylim=(_FLOOR / 10, 10), xlabel="β scale", ylabel="true Fisher (relative)")
+    ax.minorticks_off()
+    ax.set_title("dead iff c = 0, u ∝ 1, or compensated")
+    legend(ax)
+    ax.grid(alpha=0.3)
+    return animate(ax.axvline(1.0, color=COLORS["grey"], ls=":", lw=1))[0]
+
+
+def _mark(line, beta_scale, **_):
+    line.set_xdata([beta_scale, beta_scale])
+
+
+_PANELS = (
+    Panel(_bars_panel, move=_bars_move),
+    Panel(_beta_panel, key=("seed",), move=_mark),
+)
+
+
 def draw(fig, beta_scale: float = 1.0, u: str = "random u", seed: int = 0):
     """Left: the Fisher along u v*^T at this beta (log scale, relative to a random direction).
-    Right: the true Fisher against the beta scale for every choice of u."""
-    ax1, ax2 = fig.subplots(1, 2)
-    cases = fisher_cases(beta_scale, u, seed=seed)
-    names = ["true Fisher", "c² E Var_p(u)", "K-FAC, centred A", "K-FAC, uncentred A"]
-    vals = [abs(cases[k]) if np.isfinite(cases[k]) else np.nan for k in names]
-    shown = [max(x, _FLOOR) if np.isfinite(x) else _FLOOR for x in vals]
-    cols = [COLORS["sim"], COLORS["theory"], COLORS["alt"], COLORS["paper"]]
-    ax1.barh(range(4), shown, color=cols, left=_FLOOR)
-    ax1.set_xscale("log")
-    ax1.set_xlim(_FLOOR, 10)
-    ax1.axvline(1.0, color=COLORS["grey"], ls=":", lw=1)
-    ax1.set_yticks(
-        range(4),
-        [n if np.isfinite(v) else n + " (n/a)" for n, v in zip(names, vals, strict=True)],
-        fontsize=8,
+    Right: the true Fisher against the beta scale for every choice of u.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    params = dict(beta_scale=beta_scale, u=u, seed=seed)
+    return Panels(fig.subplots(1, 2), _PANELS, params)
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: every β scale x choice of u precomputed."""
+    controls = {
+        "beta_scale": control(1.0, 0.0, 2.0, 0.05, label="β scale", values=BETA_SCALES),
+        "u": control("random u", options=U_CHOICES, label="choice of u"),
+    }
+    return explore_figure(
+        draw, controls, update=Panels.update, grid=("beta_scale", "u"), figsize=(8, 4.4)
     )
-    ax1.set(xlabel="Fisher / Fisher of a random rank-one direction")
-    ax1.set_title(f"{u}, β scale {beta_scale:g} (c = {cases['c']:.3f})", fontsize=9)
-    for uc, col, mk in zip(
-        U_CHOICES,
-        [COLORS["sim"], COLORS["theory"], COLORS["alt"], COLORS["paper"]],
-        "osD^",
-        strict=True,
-    ):
-        ys = [max(abs(_true_fisher(float(b), uc, int(seed))), _FLOOR) for b in BETA_SCALES]
-        ax2.plot(BETA_SCALES, ys, marker=mk, color=col, label=uc, lw=1.5)
-    ax2.axvline(beta_scale, color=COLORS["grey"], ls=":", lw=1)
-    ax2.set(yscale="log", ylim=(_FLOOR / 10, 10), xlabel="β scale", ylabel="true Fisher (relative)")
-    ax2.set_title("dead iff c = 0, u ∝ 1, or compensated", fontsize=9)
-    ax2.legend(fontsize=7)
-    ax2.grid(alpha=0.3)
 
 
 # ----------------------------------------------------------------------------- claims

@@ -4,18 +4,21 @@ sizes, the Explore figure and the claim ``shirodkar.schur_baseline``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as st
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend, set_errorbar
 from companion.stats import mean_estimate
 from companion.theory import schur_ratio as sr
 from companion.theory.schur_ratio import mp_baseline, schur_ratios_coordinates, simulate_schur_ratio
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "PLAYER_RATIOS", "RATIOS", "draw"]
+__all__ = ["SIZES", "PLAYER_RATIOS", "RATIOS", "draw", "explore"]
 
 CHAPTER = docname(__name__)
 
@@ -32,67 +35,133 @@ SIZES = {
 }
 
 
-#: Sample-to-width ratios N/d of the right panel and of the frame player.
+#: Sample-to-width ratios N/d of the right panel.
 RATIOS = (1.5, 2, 3, 4, 6, 8, 16, 32)
 
 
-#: N/d values of the kernel-free frame player (fewer: each frame is a PNG and costs a redraw).
-PLAYER_RATIOS = (1.5, 2, 4, 8, 32)
+#: N/d values precomputed for the page.
+PLAYER_RATIOS = (1.5, 2.0, 4.0, 8.0, 32.0)
 
 
-def draw(fig, ratio: float = 4.0, d: int = 32, trials: int = 20, seed: int = 0):
-    """Left: R(e_i) over axes and trials at this N/d, with the exact Beta law.
-    Right: mean R +- 2 SE against N/d, the exact mean and the MP baseline 1 - d/N."""
-    ax1, ax2 = fig.subplots(1, 2)
+def _samples(ratio, d):
+    return max(d + 2, int(round(ratio * d)))
+
+
+@lru_cache(maxsize=64)
+def _ratios(ratio: float, d: int, trials: int, seed: int):
+    """R(e_i) over the axes of ``trials`` centred Gaussian sample covariances at N/d."""
     g = np.random.default_rng(seed)
-    N = max(d + 2, int(round(ratio * d)))
+    N = _samples(ratio, d)
     Rs = []
     for _ in range(trials):
         X = g.standard_normal((N, d))  # (N, d)
         X -= X.mean(axis=0)
         Rs.append(schur_ratios_coordinates(X.T @ X))
-    Rs = np.concatenate(Rs)
-    n = N - 1
-    ax1.hist(Rs, bins=30, density=True, color=COLORS["sim"], alpha=0.7, label="R(e_i), simulated")
-    x = np.linspace(1e-3, 1 - 1e-3, 300)
-    ax1.plot(
-        x,
-        st.beta.pdf(x, (n - d + 1) / 2, (d - 1) / 2),
-        color=COLORS["theory"],
-        lw=2,
-        label="Beta((N−d)/2, (d−1)/2)",
+    return np.concatenate(Rs)
+
+
+@lru_cache(maxsize=32)
+def _means(d: int, seed: int):
+    """Mean R ± SE at every N/d of the right panel."""
+    g = np.random.default_rng(seed + 1)
+    return tuple(simulate_schur_ratio(d, _samples(r, d), trials=8, rng=g) for r in RATIOS)
+
+
+def _law_panel(ax, **_):
+    """R(e_i) over axes and trials at this N/d, with the exact Beta law: drawn once, moved
+    by :func:`_law_move` (R lies in [0, 1]; the density axis has no numbers, so that a new
+    setting only rescales it)."""
+    hist = ax.stairs(
+        [0.0], [0.0, 1.0], fill=True, color=COLORS["sim"], alpha=0.7, label="R(e_i), simulated"
     )
-    ax1.axvline(1 - d / N, color=COLORS["alt"], ls="--", label=f"1 − d/N = {1 - d / N:.3f}")
-    ax1.set(xlim=(0, 1), xlabel="R(h)", ylabel="density", title=f"d = {d}, N = {N}  (Δγ ≈ d/N)")
-    ax1.legend(fontsize=7)
-    ests = [simulate_schur_ratio(d, max(d + 2, int(round(r * d))), trials=8, rng=g) for r in RATIOS]
+    (law,) = ax.plot(
+        _X, np.zeros_like(_X), color=COLORS["theory"], lw=2, label="Beta((N−d)/2, (d−1)/2)"
+    )
+    base = ax.axvline(0.5, color=COLORS["alt"], ls="--", label="1 − d/N")
+    ax.set(xlim=(0, 1), xlabel="R(h)", ylabel="density")
+    ax.set_yticks([])
+    legend(ax, ncols=1)
+    return animate(hist, law, base, ax.title)
+
+
+def _law_move(artists, ratio, d, trials, seed, **_):
+    hist, law, base, title = artists
+    Rs = _ratios(float(ratio), int(d), int(trials), int(seed))
+    N = _samples(ratio, d)
+    density, edges = np.histogram(Rs, bins=30, density=True)
+    pdf = st.beta.pdf(_X, (N - d) / 2, (d - 1) / 2)
+    hist.set_data(density, edges)
+    law.set_ydata(pdf)
+    hist.axes.set_ylim(0, 1.08 * max(density.max(), pdf.max()))
+    base.set_xdata([1 - d / N] * 2)
+    title.set_text(f"d = {d}, N = {N}: 1 − d/N = {1 - d / N:.3f}  (Δγ ≈ d/N)")
+
+
+_X = np.linspace(1e-3, 1 - 1e-3, 300)
+
+
+def _mean_panel(ax, **_):
+    """Mean R ± 2 SE against N/d, the exact mean and the MP baseline 1 − d/N."""
     grid = np.geomspace(RATIOS[0], RATIOS[-1], 100)
-    ax2.plot(
-        grid,
-        [mp_baseline(d, int(round(r * d))) for r in grid],
-        color=COLORS["theory"],
-        lw=2,
-        label="exact (N−d)/(N−1)",
-    )
-    ax2.plot(grid, 1 - 1 / grid, color=COLORS["alt"], ls="--", label="MP baseline 1 − d/N")
-    ax2.errorbar(
+    (exact,) = ax.plot(grid, grid, color=COLORS["theory"], lw=2, label="exact (N−d)/(N−1)")
+    ax.plot(grid, 1 - 1 / grid, color=COLORS["alt"], ls="--", label="MP baseline 1 − d/N")
+    sims = ax.errorbar(
         RATIOS,
-        [e.value for e in ests],
-        yerr=[2 * e.stderr for e in ests],
+        np.ones(len(RATIOS)),
+        yerr=np.zeros(len(RATIOS)),
         fmt="o",
         ms=4,
         color=COLORS["sim"],
         capsize=3,
         label="simulation ± 2 SE",
     )
-    ax2.axvline(ratio, color=COLORS["grey"], ls=":", lw=1)
-    ax2.set(
-        xscale="log", xlabel="N / d", ylabel="E R(h)", title="isotropic null of the Schur ratio"
+    ax.set(
+        xscale="log",
+        ylim=(0.25, 1.02),
+        xlabel="N / d",
+        ylabel="E R(h)",
+        title="isotropic null of the Schur ratio",
     )
-    ax2.set_xticks(RATIOS, [f"{r:g}" for r in RATIOS])
-    ax2.minorticks_off()
-    ax2.legend(fontsize=7)
-    ax2.grid(alpha=0.3)
+    ax.set_xticks(RATIOS, [f"{r:g}" for r in RATIOS])
+    ax.minorticks_off()
+    legend(ax, ncols=1)
+    ax.grid(alpha=0.3)
+    mark = ax.axvline(RATIOS[0], color=COLORS["grey"], ls=":", lw=1)
+    return animate(exact, sims, mark), exact, sims, mark
+
+
+def _mean_move(artists, ratio, d, seed, **_):
+    _, exact, sims, mark = artists
+    grid = exact.get_xdata()
+    exact.set_ydata([mp_baseline(d, int(round(r * d))) for r in grid])
+    ests = _means(int(d), int(seed))
+    set_errorbar(sims, RATIOS, [e.value for e in ests], [2 * e.stderr for e in ests])
+    mark.set_xdata([ratio, ratio])
+
+
+_PANELS = (
+    Panel(_law_panel, move=_law_move),
+    Panel(_mean_panel, move=_mean_move),
+)
+
+
+def draw(fig, ratio: float = 4.0, d: int = 32, trials: int = 20, seed: int = 0):
+    """Left: R(e_i) over axes and trials at this N/d, with the exact Beta law.
+    Right: mean R +- 2 SE against N/d, the exact mean and the MP baseline 1 - d/N.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    params = dict(ratio=ratio, d=d, trials=trials, seed=seed)
+    return Panels(fig.subplots(1, 2), _PANELS, params)
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: every N/d x width precomputed."""
+    controls = {
+        "ratio": control(4.0, 1.5, 32.0, 0.5, label="N / d", values=PLAYER_RATIOS),
+        "d": control(32, 8, 64, 8, label="width d", values=(8, 16, 32, 64)),
+    }
+    return explore_figure(
+        draw, controls, update=Panels.update, grid=("ratio", "d"), figsize=(8, 4.4)
+    )
 
 
 # ----------------------------------------------------------------------------- claims

@@ -4,12 +4,13 @@ Explore figure (row cos² against the width and the weight law) and the claim ``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend
 from companion.theory import sign_magnitude as sm
 from companion.theory.bussgang import (
     bussgang_cos2,
@@ -17,8 +18,10 @@ from companion.theory.bussgang import (
     sample_weights,
     simulate_bussgang_cos2,
 )
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "draw", "WIDTHS"]
+__all__ = ["SIZES", "WIDTHS", "draw", "explore"]
 
 CHAPTER = docname(__name__)
 
@@ -36,43 +39,71 @@ SIZES = {
 }
 
 
-#: Widths of the convergence panel (and of the kernel-free frame player).
+#: Widths of the convergence panel.
 WIDTHS = (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 
 
-def draw(
-    fig, n: int = 256, dist: str = "gaussian", nu: float = 5.0, rows: int = 400, seed: int = 0
-):
-    """Left: the distribution of row cos^2 at width n. Right: its mean +- 2 SE against n."""
+def _nu(p):
+    return p["nu"] if p["dist"] == "student_t" else None  # ν matters only for Student-t rows
+
+
+@lru_cache(maxsize=64)
+def _row_cos2(n, dist, nu, rows, seed):
     rng = np.random.default_rng(seed)
-    limit = bussgang_cos2(dist, nu=nu)
-    ax1, ax2 = fig.subplots(1, 2)
-    c = row_cos2(sample_weights((rows, n), dist, nu=nu, rng=rng))  # (rows,)
-    ax1.hist(c, bins=30, color=COLORS["sim"], alpha=0.7, density=True)
-    ax1.axvline(limit, color=COLORS["theory"], lw=2, label=f"limit {limit:.4f}")
-    ax1.axvline(c.mean(), color="k", ls="--", lw=1, label=f"mean {c.mean():.4f}")
-    ax1.set(
-        xlabel=r"row $\cos^2(w,\ \mathrm{sign}\,w)$",
-        ylabel="density",
-        title=f"{rows} rows of width n = {n}",
-    )
-    ax1.legend(fontsize=8)
-    ests = [
+    return row_cos2(sample_weights((rows, n), dist, nu=nu, rng=rng))  # (rows,)
+
+
+def _rows_panel(ax, **_):
+    """The distribution of row cos² at width n: drawn once, moved by :func:`_rows_move`
+    (cos² lies in [0, 1] at every width; the density axis has no numbers, so that a new
+    width only rescales it)."""
+    hist = ax.stairs([0.0], [0.0, 1.0], fill=True, color=COLORS["sim"], alpha=0.7, label="rows")
+    limit = ax.axvline(0.5, color=COLORS["theory"], lw=2, label="limit (Fact 1)")
+    mean = ax.axvline(0.5, color="k", ls="--", lw=1, label="mean of the rows")
+    ax.set(xlim=(0, 1), xlabel=r"row $\cos^2(w,\ \mathrm{sign}\,w)$", ylabel="density")
+    ax.set_yticks([])
+    legend(ax)
+    return animate(hist, limit, mean, ax.title)
+
+
+def _rows_move(artists, n, dist, nu, rows, seed, **_):
+    hist, limit, mean, title = artists
+    nu = nu if dist == "student_t" else 5.0
+    lim = bussgang_cos2(dist, nu=nu)
+    c = _row_cos2(int(n), dist, float(nu), int(rows), int(seed))
+    density, edges = np.histogram(c, bins=30, density=True)
+    hist.set_data(density, edges)
+    hist.axes.set_ylim(0, 1.08 * density.max())
+    limit.set_xdata([lim, lim])
+    mean.set_xdata([c.mean(), c.mean()])
+    title.set_text(f"{rows} rows of width {n}: mean {c.mean():.4f}, limit {lim:.4f}")
+
+
+@lru_cache(maxsize=32)
+def _convergence(dist, nu, seed):
+    rng = np.random.default_rng(seed + 1)
+    return tuple(
         simulate_bussgang_cos2(m, dist=dist, nu=nu, samples=max(64, 8192 // m), rng=rng)
         for m in WIDTHS
-    ]
+    )
+
+
+def _convergence_panel(ax, dist, nu, seed, **_):
+    """The mean row cos² ± 2 SE against the width, with the limit (and its 1/n term)."""
+    nu = nu if dist == "student_t" else 5.0
+    limit = bussgang_cos2(dist, nu=nu)
+    ests = _convergence(dist, nu, seed)
     grid = np.geomspace(WIDTHS[0], WIDTHS[-1], 100)
-    finite_ok = dist != "student_t" or nu > 4
-    if finite_ok:
-        ax2.plot(
+    if dist != "student_t" or nu > 4:  # the 1/n term needs a finite fourth moment
+        ax.plot(
             grid,
             [bussgang_cos2(dist, n=int(round(m)), nu=nu) for m in grid],
             color=COLORS["alt"],
             lw=1.5,
             label="limit + 1/n term",
         )
-    ax2.axhline(limit, color=COLORS["theory"], lw=2, label="limit (Fact 1)")
-    ax2.errorbar(
+    ax.axhline(limit, color=COLORS["theory"], lw=2, label="limit (Fact 1)")
+    ax.errorbar(
         WIDTHS,
         [e.value for e in ests],
         yerr=[2 * e.stderr for e in ests],
@@ -82,19 +113,56 @@ def draw(
         capsize=3,
         label="simulation ± 2 SE",
     )
-    ax2.axvline(n, color=COLORS["grey"], ls=":", lw=1)
-    ax2.set(xscale="log", xlabel="row width n", ylabel=r"E $\cos^2$", title=_title(dist, nu))
-    ax2.legend(fontsize=8)
-    ax2.grid(alpha=0.3)
+    ax.set(xscale="log", xlabel="row width n", ylabel=r"E $\cos^2$", title=_title(dist, nu))
+    ax.minorticks_off()  # unlabelled minor ticks cost most of a redraw
+    legend(ax)
+    ax.grid(alpha=0.3)
+    return animate(ax.axvline(WIDTHS[0], color=COLORS["grey"], ls=":", lw=1))[0]  # width n
+
+
+def _mark(line, n, **_):
+    line.set_xdata([n, n])
+
+
+_PANELS = (
+    Panel(_rows_panel, move=_rows_move),
+    Panel(_convergence_panel, key=lambda p: (p["dist"], _nu(p), p["seed"]), move=_mark),
+)
+
+
+def draw(
+    fig, n: int = 256, dist: str = "gaussian", nu: float = 5.0, rows: int = 400, seed: int = 0
+):
+    """Left: the distribution of row cos^2 at width n. Right: its mean +- 2 SE against n.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    params = dict(n=n, dist=dist, nu=nu, rows=rows, seed=seed)
+    return Panels(fig.subplots(1, 2), _PANELS, params)
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: width x weight law x Student-t ν, all precomputed."""
+    c = control
+    controls = {
+        "n": c(256, 4, 4096, 4, label="width n", values=(16, 64, 256, 1024, 4096)),
+        "dist": c("gaussian", options=[(_NAMES[k], k) for k in sm.DISTRIBUTIONS], label="weights"),
+        "nu": c(5.0, 2.5, 30.0, 0.5, label="Student-t ν", values=(3.0, 5.0, 10.0, 30.0)),
+    }
+    return explore_figure(
+        draw, controls, update=Panels.update, grid=("n", "dist", "nu"), figsize=(8, 4.4)
+    )
+
+
+#: What the page calls each weight law.
+_NAMES = {
+    "gaussian": "Gaussian",
+    "laplace": "Laplace",
+    "student_t": "Student-t",
+    "uniform": "uniform",
+}
 
 
 def _title(dist, nu):
-    return {
-        "gaussian": "Gaussian rows",
-        "laplace": "Laplace rows",
-        "uniform": "uniform rows",
-        "student_t": f"Student-t rows, ν = {nu:g}",
-    }[dist]
+    return f"{_NAMES[dist]} rows" + (f", ν = {nu:g}" if dist == "student_t" else "")
 
 
 # ----------------------------------------------------------------------------- claims

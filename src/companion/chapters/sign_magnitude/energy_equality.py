@@ -10,7 +10,7 @@ import numpy as np
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend, set_errorbar
 from companion.stats import mean_estimate, ratio_estimate
 from companion.theory import energy_equality as _ee
 from companion.theory.energy_equality import (
@@ -26,8 +26,10 @@ from companion.theory.transverse_ratio import (
     simulate_transverse_ratio,
     simulate_transverse_ratio_grid,
 )
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "FLIP_RATES", "draw"]
+__all__ = ["SIZES", "FLIP_RATES", "draw", "explore"]
 
 CHAPTER = docname(__name__)
 
@@ -48,8 +50,10 @@ SIZES = {
 }
 
 
-#: Flip rates of the kernel-free frame player.
+#: Flip rates precomputed for the page.
 FLIP_RATES = (0.005, 0.02, 0.05, 0.1, 0.2)
+
+_GRID = np.geomspace(1e-3, 0.3, 80)  # flip rates of the closed-form curves
 
 
 @lru_cache(maxsize=64)
@@ -59,81 +63,94 @@ def _sims(p, m, seed):
     return one, two
 
 
+@lru_cache(maxsize=1)
+def _branches():
+    bm = [branch_moments(q) for q in _GRID]
+    return np.array([b.R_sign for b in bm]), np.array([b.R_mag for b in bm])
+
+
+def _point(ax, color):
+    eb = ax.errorbar([0.01], [0.1], yerr=[0.01], fmt="o", color=COLORS[color], ms=5, capsize=3)
+    animate(eb)
+    return eb
+
+
+def _axes(ax, **kw):
+    ax.set(
+        xscale="log", yscale="log", xlim=(8e-4, 0.35), ylim=(5e-4, 1.2), xlabel="flip rate p", **kw
+    )
+    ax.minorticks_off()
+    ax.grid(alpha=0.3)
+
+
+def _single_panel(ax, **_):
+    """One linear layer: radial fractions of a sign flip, independent noise and a magnitude
+    perturbation against p (closed forms; simulations at the chosen p)."""
+    (flip,) = ax.plot(_GRID, _GRID, color=COLORS["sim"], lw=2, label="sign flip: p + (1−p)/m")
+    noise = ax.axhline(0.1, color=COLORS["alt"], lw=2, label="independent noise: 1/m")
+    mag = ax.axhline(0.1, color=COLORS["theory"], lw=2, label="constant-δ magnitude: 2/π")
+    points = [_point(ax, c) for c in ("sim", "alt", "theory")]
+    _axes(ax, ylabel="radial fraction R")
+    legend(ax, ncols=1)
+    return animate(flip, noise, mag, ax.title), points
+
+
+def _single_move(artists, p, m, seed, **_):
+    (flip, noise, mag, title), points = artists
+    one, _ = _sims(float(p), int(m), int(seed))
+    flip.set_ydata([single_layer_radial_fraction(q, m=m) for q in _GRID])
+    noise.set_ydata([1 / m] * 2)
+    mag.set_ydata([single_layer_radial_fraction(kind="magnitude", m=m)] * 2)
+    for eb, est in zip(points, (one.R_sign, one.R_noise, one.R_magnitude), strict=True):
+        set_errorbar(eb, [p], [est.value], [2 * est.stderr])
+    title.set_text(
+        f"one linear layer, m = {m}: T_noise/T_sign = {one.T_ratio.value:.3f}\n"
+        f"(1/(1−p) = {single_layer_transverse_ratio(p):.3f})"
+    )
+
+
+def _two_panel(ax, **_):
+    """Two layers with ReLU: hidden radial fractions of both perturbations against p."""
+    r_sign, r_mag = _branches()
+    ax.plot(_GRID, r_sign, color=COLORS["sim"], lw=2, label="sign flip (exact kernel) → p")
+    ax.plot(_GRID, r_mag, color=COLORS["theory"], lw=2, label="magnitude (exact kernel) → 2/π")
+    (off_sign,) = ax.plot(
+        _GRID, r_sign, color=COLORS["sim"], ls=":", lw=1, label="+ finite-width offset 2(1−R)/m"
+    )
+    (off_mag,) = ax.plot(_GRID, r_mag, color=COLORS["theory"], ls=":", lw=1)
+    points = [_point(ax, c) for c in ("sim", "theory")]
+    _axes(ax)
+    legend(ax, ncols=1)
+    return animate(off_sign, off_mag, ax.title), points
+
+
+def _two_move(artists, p, m, seed, **_):
+    (off_sign, off_mag, title), points = artists
+    _, two = _sims(float(p), int(m), int(seed))
+    r_sign, r_mag = _branches()
+    off_sign.set_ydata(r_sign + 2 * (1 - r_sign) / m)
+    off_mag.set_ydata(r_mag + 2 * (1 - r_mag) / m)
+    for eb, est in zip(points, (two.R_sign_hidden, two.R_mag_hidden), strict=True):
+        set_errorbar(eb, [p], [est.value], [2 * est.stderr])
+    title.set_text(f"two layers with ReLU (hidden h),\nn = m = {m}: C = {two.value:.2f}")
+
+
+_PANELS = (Panel(_single_panel, move=_single_move), Panel(_two_panel, move=_two_move))
+
+
 def draw(fig, p: float = 0.05, m: int = 128, seed: int = 0):
-    """Left: one linear layer, radial fraction vs p. Right: two-layer hidden radial fractions."""
-    one, two = _sims(float(p), int(m), int(seed))
-    grid = np.geomspace(1e-3, 0.3, 80)
-    ax1, ax2 = fig.subplots(1, 2)
-    ax1.plot(
-        grid,
-        [single_layer_radial_fraction(q, m=m) for q in grid],
-        color=COLORS["sim"],
-        lw=2,
-        label="sign flip: p + (1−p)/m",
-    )
-    ax1.axhline(1 / m, color=COLORS["alt"], lw=2, label="independent noise: 1/m")
-    ax1.axhline(
-        single_layer_radial_fraction(kind="magnitude", m=m),
-        color=COLORS["theory"],
-        lw=2,
-        label="constant-δ magnitude: 2/π",
-    )
-    for est, col in ((one.R_sign, "sim"), (one.R_noise, "alt"), (one.R_magnitude, "theory")):
-        ax1.errorbar(
-            [p], [est.value], yerr=[2 * est.stderr], fmt="o", color=COLORS[col], ms=5, capsize=3
-        )
-    ax1.set(
-        xscale="log",
-        yscale="log",
-        ylim=(5e-4, 1.2),
-        xlabel="flip rate p",
-        ylabel="radial fraction R",
-        title=f"one linear layer, m = {m}: T_noise/T_sign = {one.T_ratio.value:.3f} "
-        f"(1/(1−p) = {single_layer_transverse_ratio(p):.3f})",
-    )
-    ax1.title.set_fontsize(8)
-    ax1.legend(fontsize=7, loc="center right")
-    ax1.grid(alpha=0.3)
-    bm = [branch_moments(q) for q in grid]
-    ax2.plot(
-        grid,
-        [b.R_sign for b in bm],
-        color=COLORS["sim"],
-        lw=2,
-        label="sign flip (exact kernel) → p",
-    )
-    ax2.plot(
-        grid,
-        [b.R_mag for b in bm],
-        color=COLORS["theory"],
-        lw=2,
-        label="magnitude (exact kernel) → 2/π",
-    )
-    ax2.plot(
-        grid,
-        [b.R_sign + 2 * (1 - b.R_sign) / m for b in bm],
-        color=COLORS["sim"],
-        ls=":",
-        lw=1,
-        label="+ finite-width offset 2(1−R)/m",
-    )
-    ax2.plot(
-        grid, [b.R_mag + 2 * (1 - b.R_mag) / m for b in bm], color=COLORS["theory"], ls=":", lw=1
-    )
-    for est, col in ((two.R_sign_hidden, "sim"), (two.R_mag_hidden, "theory")):
-        ax2.errorbar(
-            [p], [est.value], yerr=[2 * est.stderr], fmt="o", color=COLORS[col], ms=5, capsize=3
-        )
-    ax2.set(
-        xscale="log",
-        yscale="log",
-        ylim=(5e-4, 1.2),
-        xlabel="flip rate p",
-        title=f"two layers with ReLU (hidden h), n = m = {m}: C = {two.value:.2f}",
-    )
-    ax2.title.set_fontsize(8)
-    ax2.legend(fontsize=7, loc="center right")
-    ax2.grid(alpha=0.3)
+    """Left: one linear layer, radial fraction vs p. Right: two-layer hidden radial fractions.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    return Panels(fig.subplots(1, 2), _PANELS, dict(p=p, m=m, seed=seed))
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: every flip rate x width precomputed."""
+    controls = {
+        "p": control(0.05, 0.002, 0.3, log=True, label="flip rate p", values=FLIP_RATES),
+        "m": control(128, 16, 512, 16, label="width m", values=(32, 64, 128, 256, 512)),
+    }
+    return explore_figure(draw, controls, update=Panels.update, grid=("p", "m"), figsize=(8, 4.8))
 
 
 # ----------------------------------------------------------------------------- claims

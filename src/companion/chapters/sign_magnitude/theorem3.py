@@ -7,13 +7,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, NotRun, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend, set_errorbar
 from companion.stats import MCEstimate
+from companion.tables import Table, pm, table
 from companion.theory import transverse_ratio as _tr
 from companion.theory.transverse_ratio import (
     PAPER_TABLE2,
@@ -23,6 +25,8 @@ from companion.theory.transverse_ratio import (
     transverse_ratio_limit,
     transverse_ratio_paper,
 )
+from companion.widgets import Explore, animate, control
+from companion.widgets import explore as explore_figure
 
 __all__ = [
     "SIZES",
@@ -31,12 +35,18 @@ __all__ = [
     "SIM_RATES",
     "WIDTHS",
     "author_theorem3",
+    "check_table",
     "draw",
+    "explore",
     "ladder",
     "run_table2",
+    "extrapolation_table",
+    "readme_table",
     "table2",
     "table2_command",
+    "table2_widths",
     "table2_path",
+    "update",
     "width_extrapolation",
 ]
 
@@ -105,16 +115,20 @@ SIZES = {
 }
 
 
-#: Flip rates of the kernel-free frame player.
+#: Flip rates precomputed for the page.
 FLIP_RATES = (1e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.2)
 
 
-#: Where the widget simulates (cached per width: moving p only moves the marker).
+#: Where the Explore figure simulates (cached per width: moving p only moves the marker).
 SIM_RATES = (0.002, 0.01, 0.05, 0.2)
 
 
-#: Widths offered by the widget.
+#: Widths offered by the Explore figure.
 WIDTHS = (64, 128, 256, 512)
+
+
+#: y ranges that hold every width's simulation +- 2 SE (checked in tests/unit/test_widgets.py).
+YLIM = ((1.8, 2.95), (1.8, 6.8))
 
 
 @lru_cache(maxsize=16)
@@ -122,9 +136,21 @@ def _sims(n, seed):
     return tuple(simulate_transverse_ratio_grid(SIM_RATES, n, samples=400, seeds=3, rng=seed))
 
 
+def _title(p, n):
+    return (
+        f"p = {p:.2g}, n = {n}: exact {transverse_ratio_exact(p):.3f}, "
+        f"author {transverse_ratio_paper(p):.3f}"
+    )
+
+
+def _points(sims, post: bool):
+    est = [s.C_post_norm_fd if post else s for s in sims]
+    return [s.p for s in sims], [e.value for e in est], [2 * e.stderr for e in est]
+
+
 def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
     """Left: first-order C(p), three closed forms and simulation +- 2 SE. Right: the post-norm
-    trap."""
+    trap. Returns the state :func:`update` moves."""
     sims = _sims(int(n), int(seed))
     grid = np.geomspace(1e-4, 0.2, 120)
     exact = transverse_ratio_exact(grid)
@@ -138,15 +164,13 @@ def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         label="author's formula c(p)",
     )
     ax1.plot(grid, exact, color=COLORS["theory"], lw=2, label="exact kernel (ours)")
-    ax1.errorbar(
-        [s.p for s in sims],
-        [s.value for s in sims],
-        yerr=[2 * s.stderr for s in sims],
+    sim1 = ax1.errorbar(
+        *_points(sims, False),
         fmt="o",
         color=COLORS["sim"],
         ms=4,
         capsize=3,
-        label=f"simulation n = {n} ± 2 SE",
+        label="simulation at width n ± 2 SE",
     )
     ps = sorted(PAPER_TABLE2)
     ax1.errorbar(
@@ -160,15 +184,16 @@ def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         capsize=2,
         label="paper's measured (n = 2048)",
     )
-    ax1.axvline(p, color=COLORS["grey"], ls=":")
+    line1 = ax1.axvline(p, color=COLORS["grey"], ls=":")
     ax1.set(
         xscale="log",
+        xlim=(8e-5, 0.25),
+        ylim=YLIM[0],
         xlabel="flip rate p",
         ylabel="C = ΣT_sign / ΣT_mag",
-        title=f"p = {p:.2g}: exact {transverse_ratio_exact(p):.3f}, author "
-        f"{transverse_ratio_paper(p):.3f}",
+        title=_title(p, n),
     )
-    ax1.legend(fontsize=7, loc="lower left")
+    legend(ax1)
     ax1.grid(alpha=0.3)
     ax2.plot(
         grid,
@@ -178,20 +203,92 @@ def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         label="C_exact × (1 + 4√(2p/π) + 4p)",
     )
     ax2.plot(grid, exact, color=COLORS["theory"], lw=2, label="first order (Theorem 3)")
-    ax2.errorbar(
-        [s.p for s in sims],
-        [s.C_post_norm_fd.value for s in sims],
-        yerr=[2 * s.C_post_norm_fd.stderr for s in sims],
+    sim2 = ax2.errorbar(
+        *_points(sims, True),
         fmt="o",
         color=COLORS["sim"],
         ms=4,
         capsize=3,
         label="post-norm finite difference (sim)",
     )
-    ax2.axvline(p, color=COLORS["grey"], ls=":")
-    ax2.set(xscale="log", xlabel="flip rate p", title="trap: measuring after the norm")
-    ax2.legend(fontsize=7, loc="upper left")
+    line2 = ax2.axvline(p, color=COLORS["grey"], ls=":")
+    ax2.set(
+        xscale="log",
+        xlim=(8e-5, 0.25),
+        ylim=YLIM[1],
+        xlabel="flip rate p",
+        title="trap: measuring after the norm",
+    )
+    legend(ax2, ncols=1)
     ax2.grid(alpha=0.3)
+    # legends stay in the background (text is slow to draw); what moves is blitted
+    animate(line1, line2, ax1.title, sim1, sim2)
+    return SimpleNamespace(lines=(line1, line2), title=ax1.title, sims=(sim1, sim2))
+
+
+def update(state, p: float = 0.01, n: int = 256, seed: int = 0) -> bool:
+    """Move the p marker and the title; on a new width, the simulation points."""
+    for line in state.lines:
+        line.set_xdata([p, p])
+    state.title.set_text(_title(p, n))
+    sims = _sims(int(n), int(seed))
+    for container, post in zip(state.sims, (False, True), strict=True):
+        set_errorbar(container, *_points(sims, post))
+    return False  # only animated artists changed
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: flip rate p x width n, all 28 combinations precomputed."""
+    controls = {
+        "p": control(0.01, 1e-4, 0.2, log=True, label="flip rate p", values=FLIP_RATES),
+        "n": control(256, options=WIDTHS, label="width n"),
+    }
+    return explore_figure(draw, controls, update=update, grid=("p", "n"), figsize=(8, 4.4))
+
+
+def check_table(sims, n: int) -> Table:
+    """The chapter's numerical check as a table: one column per flip rate."""
+    cols = [f"p = {s.p:g}" for s in sims]
+    quantities = {
+        f"C (n = {n}) ± SE": lambda s: pm(s, fmt="{:.4f}"),
+        "exact kernel C_exact": lambda s: f"{transverse_ratio_exact(s.p):.4f}",
+        "simulation / exact − 1": lambda s: (
+            f"{100 * (s.value / transverse_ratio_exact(s.p) - 1):+.1f}%"
+        ),
+        "author's c(p)": lambda s: f"{transverse_ratio_paper(s.p):.4f}",
+        "hidden-layer C": lambda s: pm(s.C_hidden, fmt="{:.4f}"),
+        "R_sign, R_mag (output space)": lambda s: f"{s.R_sign.value:.4f}, {s.R_mag.value:.4f}",
+        "post-norm finite difference (trap)": lambda s: pm(s.C_post_norm_fd),
+        "C_exact × inflation": lambda s: (
+            f"{transverse_ratio_exact(s.p) * post_norm_inflation(s.p):.3f}"
+        ),
+    }
+    rows = [
+        {"": name, **{c: f(s) for c, s in zip(cols, sims, strict=True)}}
+        for name, f in quantities.items()
+    ]
+    return table(rows)
+
+
+def table2_widths(rows: dict, *, samples: int, seeds: int) -> Table:
+    """Table 2: C(p) by the author's formula, the exact kernel, our simulations at each width
+    (``rows``: width -> the estimates at the paper's flip rates) and the paper's measured."""
+    ps = sorted(PAPER_TABLE2)
+    out = []
+    for i, p in enumerate(ps):
+        row = {
+            "p": f"{p:g}",
+            "author c(p)": transverse_ratio_paper(p),
+            "exact (ours)": transverse_ratio_exact(p),
+        }
+        row.update({f"ours, n = {n}": pm(est[i]) for n, est in rows.items()})
+        row["paper, n = 2048"] = pm(*PAPER_TABLE2[p])
+        out.append(row)
+    return table(
+        out,
+        formats={"author c(p)": "{:.3f}", "exact (ours)": "{:.3f}"},
+        caption=f"Table 2: C(p); ours from {seeds} seeds × {samples} sphere samples per cell",
+    )
 
 
 # ----------------------------------------------------------------------------- claims
@@ -443,6 +540,48 @@ def author_theorem3() -> dict:
         # author's code cannot run, and say so
         raise NotRun(f"the author's Theorem 3 numbers are not in this results root ({path.name})")
     return read_json(path)
+
+
+def extrapolation_table(lad: dict) -> Table:
+    """The width ladder extrapolated, ``C(n) = C_inf + b/n``: C_inf at each flip rate against
+    the exact kernel and the author's formula, with z-scores (``lad``: :func:`ladder`)."""
+    ns = sorted(lad)
+    rows = []
+    for i, p in enumerate(LADDER_PS):
+        c, _ = width_extrapolation(ns, [lad[n][i] for n in ns])
+        ex, au = transverse_ratio_exact(p), transverse_ratio_paper(p)
+        rows.append(
+            {
+                "p": f"{p:g}",
+                "C∞ (ours)": pm(c, fmt="{:.4f}"),
+                "exact kernel": ex,
+                "z vs exact": f"{c.z(ex):+.1f}",
+                "author c(p)": au,
+                "z vs author": f"{c.z(au):+.1f}",
+            }
+        )
+    fmt = {"exact kernel": "{:.4f}", "author c(p)": "{:.4f}"}
+    return table(rows, formats=fmt, caption=f"C∞ from widths {', '.join(map(str, ns))}")
+
+
+def readme_table(author: dict, ours: dict) -> Table:
+    """Table 2 three ways at n = 2048: the README's values, the author's code and ours, with
+    the README's and our distance from the author's code in standard errors."""
+    rows = []
+    for p in sorted(PAPER_TABLE2):
+        rd, rd_se = PAPER_TABLE2[p]
+        a, o = _author(author, p), _ours(ours[p])
+        rows.append(
+            {
+                "p": f"{p:g}",
+                "README": pm(rd, rd_se),
+                "author's code": pm(a, fmt="{:.4f}"),
+                "ours": pm(o, fmt="{:.4f}"),
+                "README − author (SE)": f"{(rd - a.value) / a.stderr:+.1f}",
+                "ours − author (SE)": f"{_z(o, a):+.2f}",
+            }
+        )
+    return table(rows)
 
 
 def _ours(rec) -> MCEstimate:

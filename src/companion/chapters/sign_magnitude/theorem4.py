@@ -11,7 +11,7 @@ import numpy as np
 
 from companion.chapters import docname
 from companion.claims import Claim, Measurement, register
-from companion.plotting import COLORS
+from companion.plotting import COLORS, legend, set_errorbar
 from companion.theory import quantization as _q
 from companion.theory.perturbations import gaussian_weights, sphere_inputs
 from companion.theory.perturbations import gaussian_weights as _gw
@@ -22,8 +22,10 @@ from companion.theory.quantization import (
     quantization_radial_post,
     quantization_radial_pre,
 )
+from companion.widgets import Explore, Panel, Panels, animate, control
+from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "WIDTHS", "draw"]
+__all__ = ["SIZES", "WIDTHS", "draw", "explore"]
 
 CHAPTER = docname(__name__)
 
@@ -42,11 +44,13 @@ SIZES = {
 }
 
 
-#: Widths of the kernel-free frame player.
+#: Widths precomputed for the page.
 WIDTHS = (16, 32, 64, 128, 256, 512, 1024)
 
 
 _LABELS = {"sign_absmean": "sign × absmean (Theorem 4)", "ternary": "BitNet b1.58 ternary (zeros)"}
+
+_NAMES = ["row cos²", "vector cos²", "R pre-ReLU", "R post-ReLU"]  # R: error radial fraction
 
 
 @lru_cache(maxsize=32)
@@ -55,24 +59,48 @@ def _geometry(quantizer, n, seed):
     return W, quantization_error_geometry(W, quantizer, samples=400, rng=seed + 1)
 
 
-def draw(fig, quantizer: str = "sign_absmean", n: int = 256, seed: int = 0):
-    """Left: z = Wx against z_q = W_q x for one input. Right: measured constants vs Theorem 4's."""
-    W, geo = _geometry(quantizer, int(n), int(seed))
-    Q = QUANTIZERS[quantizer](W)
+@lru_cache(maxsize=32)
+def _one_input(quantizer, n, seed):
+    """z = W x and z_q = W_q x for one sphere input, and the regression slope of z_q on z."""
+    W, _ = _geometry(quantizer, n, seed)
     x = sphere_inputs(1, W.shape[1], rng=seed + 2)[0]  # (n,)
-    z, zq = W @ x, Q @ x
-    ax1, ax2 = fig.subplots(1, 2)
-    ax1.scatter(z, zq, s=6, color=COLORS["sim"], alpha=0.6)
-    lim = float(np.max(np.abs(z))) * 1.1
-    t = np.array([-lim, lim])
-    ax1.plot(t, t, color=COLORS["grey"], lw=1, label="z_q = z")
-    slope = float(z @ zq / (z @ z))
-    ax1.plot(t, slope * t, color=COLORS["theory"], lw=2, label=f"regression slope {slope:.3f}")
-    ax1.set(xlabel="z = W x", ylabel="z_q = W_q x", title=_LABELS[quantizer])
-    ax1.legend(fontsize=7)
-    ax1.grid(alpha=0.3)
-    names = ["row cos²", "vector cos²", "error R\npre-ReLU", "error R\npost-ReLU"]
-    ests = [geo.row_cos2, geo.vector_cos2, geo.radial_pre, geo.radial_post]
+    z, zq = W @ x, QUANTIZERS[quantizer](W) @ x
+    return z, zq, float(z @ zq / (z @ z))
+
+
+#: Half-width of the units panel, in units of rms(z): holds every hidden unit at every width.
+_UNITS_LIM = 4.5
+
+
+def _units_panel(ax, **_):
+    """z = W x against z_q = W_q x, one dot per hidden unit, both over rms(z) (one scale at
+    every width: the panel is drawn once and moved by :func:`_units_move`)."""
+    t = np.array([-_UNITS_LIM, _UNITS_LIM])
+    ax.plot(t, t, color=COLORS["grey"], lw=1, label="z_q = z")
+    dots = ax.scatter([0.0], [0.0], s=6, color=COLORS["sim"], alpha=0.6)
+    (fit,) = ax.plot(t, t, color=COLORS["theory"], lw=2, label="regression line")
+    ax.set(
+        xlim=tuple(t),
+        ylim=tuple(t),
+        xlabel="z / rms(z), with z = W x",
+        ylabel="z_q / rms(z), with z_q = W_q x",
+    )
+    legend(ax)
+    ax.grid(alpha=0.3)
+    return animate(dots, fit, ax.title)
+
+
+def _units_move(artists, quantizer, n, seed, **_):
+    dots, fit, title = artists
+    z, zq, slope = _one_input(quantizer, int(n), int(seed))
+    rms = float(np.sqrt(np.mean(z**2)))
+    dots.set_offsets(np.column_stack([z, zq]) / rms)
+    fit.set_ydata(slope * fit.get_xdata())
+    title.set_text(f"{_LABELS[quantizer]}: slope {slope:.3f}")
+
+
+def _constants_panel(ax, **_):
+    """The four constants of Theorem 4: the theorem's limits and the measured values."""
     theory = [
         quantization_cos2_limit(),
         quantization_cos2_limit(),
@@ -80,23 +108,61 @@ def draw(fig, quantizer: str = "sign_absmean", n: int = 256, seed: int = 0):
         quantization_radial_post(),
     ]
     xs = np.arange(4)
-    ax2.bar(xs - 0.2, theory, width=0.4, color=COLORS["theory"], label="Theorem 4 (n → ∞)")
-    ax2.bar(
+    ax.bar(xs - 0.2, theory, width=0.4, color=COLORS["theory"], label="Theorem 4 (n → ∞)")
+    bars = ax.bar(
         xs + 0.2,
-        [e.value for e in ests],
+        theory,
         width=0.4,
-        yerr=[2 * e.stderr for e in ests],
+        yerr=[0.0] * 4,
         color=COLORS["sim"],
         capsize=3,
-        label=f"measured, n = {n} (± 2 SE)",
+        label="measured, ± 2 SE",
     )
-    ax2.set_xticks(xs, names, fontsize=8)
-    ax2.set(
-        ylim=(0, 1),
-        title=f"sign-preserving: {geo.sign_preserving}; zeros: {100 * geo.zero_fraction:.0f}%",
+    ax.set_xticks(xs, _NAMES)
+    ax.set(ylim=(0, 1))
+    legend(ax)
+    ax.grid(alpha=0.3, axis="y")
+    return animate(*bars.patches, bars.errorbar, ax.title), bars
+
+
+def _constants_move(artists, quantizer, n, seed, **_):
+    (*_animated, title), bars = artists
+    _, geo = _geometry(quantizer, int(n), int(seed))
+    ests = [geo.row_cos2, geo.vector_cos2, geo.radial_pre, geo.radial_post]
+    for bar, e in zip(bars.patches, ests, strict=True):
+        bar.set_height(e.value)
+    set_errorbar(
+        bars.errorbar, np.arange(4) + 0.2, [e.value for e in ests], [2 * e.stderr for e in ests]
     )
-    ax2.legend(fontsize=7, loc="upper right")
-    ax2.grid(alpha=0.3, axis="y")
+    title.set_text(
+        f"n = {n}: signs kept: {'yes' if geo.sign_preserving else 'no'}; "
+        f"zeros: {100 * geo.zero_fraction:.0f}%"
+    )
+
+
+_PANELS = (
+    Panel(_units_panel, move=_units_move),
+    Panel(_constants_panel, move=_constants_move),
+)
+
+
+def draw(fig, quantizer: str = "sign_absmean", n: int = 256, seed: int = 0):
+    """Left: z = Wx against z_q = W_q x for one input. Right: measured constants vs Theorem 4's.
+    Returns the figure's :class:`~companion.widgets.Panels` (its ``update`` moves it)."""
+    return Panels(fig.subplots(1, 2), _PANELS, dict(quantizer=quantizer, n=n, seed=seed))
+
+
+def explore() -> Explore:
+    """The chapter's Explore figure: both quantisers x seven widths, all precomputed."""
+    controls = {
+        "quantizer": control(
+            "sign_absmean", options=[(_LABELS[q], q) for q in QUANTIZERS], label="quantiser"
+        ),
+        "n": control(256, 16, 1024, 16, label="width n", values=WIDTHS),
+    }
+    return explore_figure(
+        draw, controls, update=Panels.update, grid=("quantizer", "n"), figsize=(8, 4.4)
+    )
 
 
 # ----------------------------------------------------------------------------- claims

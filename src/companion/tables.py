@@ -1,0 +1,181 @@
+"""Tabular results shown as tables: an HTML table on the page, aligned text in a terminal.
+
+A chapter builds its rows (one ``dict`` per row, column name -> value) and returns
+:func:`table` as the last expression of a cell::
+
+    table(
+        [{"p": 0.01, "C": est, "paper": 2.639}, ...],
+        formats={"p": "{:g}", "C": "{:.3f}"},
+        caption="Table 2 at n = 512",
+    )
+
+Numbers are formatted per column (``formats``; otherwise four significant digits), an
+:class:`~companion.stats.MCEstimate` as ``value ± SE``; text is escaped. The table scrolls
+sideways inside its own box when it is wider than the page (a phone), never the page.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+__all__ = ["Table", "checks", "pm", "table"]
+
+
+def pm(value, stderr=None, fmt: str = "{:.3f}") -> str:
+    """``"value ± stderr"`` in ``fmt``; ``value`` may be an estimate with ``.stderr``.
+
+    >>> pm(2.6391, 0.0042)
+    '2.639 ± 0.004'
+    """
+    if stderr is None and hasattr(value, "stderr"):
+        value, stderr = value.value, value.stderr
+    return f"{fmt.format(value)} ± {fmt.format(stderr)}"
+
+
+def _text(value, fmt: str | None) -> str:
+    if value is None:
+        return "–"
+    if hasattr(value, "stderr") and hasattr(value, "value"):  # an MCEstimate
+        return pm(value, fmt=fmt or "{:.4g}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return fmt.format(value) if fmt else str(value)
+    if not math.isfinite(value):
+        return str(value)
+    return (fmt or "{:.4g}").format(value)
+
+
+def _numeric(value) -> bool:
+    return (isinstance(value, numbers.Number) and not isinstance(value, bool)) or hasattr(
+        value, "stderr"
+    )
+
+
+class Table:
+    """Rows shown as a table; see :func:`table`. ``rows`` keeps the values themselves."""
+
+    def __init__(self, rows, columns, formats, caption, notes):
+        self.rows, self.columns = rows, columns
+        self.formats, self.caption, self.notes = formats, caption, notes
+
+    def cells(self) -> list[list[str]]:
+        """Every row's cells as text."""
+        return [[_text(r.get(c), self.formats.get(c)) for c in self.columns] for r in self.rows]
+
+    def _repr_html_(self) -> str:
+        numeric = [
+            any(_numeric(r.get(c)) for r in self.rows)
+            and all(_numeric(r.get(c)) or r.get(c) is None for r in self.rows)
+            for c in self.columns
+        ]
+        cls = ['class="num"' if n else "" for n in numeric]
+        head = "".join(
+            f"<th {k}>{html.escape(str(c))}</th>" for c, k in zip(self.columns, cls, strict=True)
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(f"<td {k}>{html.escape(t)}</td>" for t, k in zip(row, cls, strict=True))
+            + "</tr>"
+            for row in self.cells()
+        )
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        notes = (
+            f'<p class="companion-table-note">{html.escape(self.notes)}</p>' if self.notes else ""
+        )
+        return (
+            '<div class="companion-table-wrap"><table class="companion-table">'
+            f"{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>"
+        )
+
+    def __repr__(self) -> str:
+        cells = [list(map(str, self.columns))] + self.cells()
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.columns))]
+        lines = ["  ".join(t.ljust(w) for t, w in zip(r, widths, strict=True)) for r in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        extra = [self.caption] if self.caption else []
+        return "\n".join(extra + lines + ([self.notes] if self.notes else []))
+
+    def to_pandas(self):
+        """The rows as a ``pandas.DataFrame`` (pandas is not a dependency: install it)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=self.columns)
+
+
+def table(
+    rows: Sequence[Mapping],
+    *,
+    columns: Sequence[str] | None = None,
+    formats: Mapping[str, str] | None = None,
+    caption: str | None = None,
+    notes: str | None = None,
+) -> Table:
+    """A table of ``rows`` (dicts: column -> value), in the order of ``columns`` (default:
+    the keys of the rows, in order of first appearance).
+
+    Parameters
+    ----------
+    rows : sequence of mappings
+        One row each; a missing value is shown as "–".
+    columns : sequence of str, optional
+        The columns and their order.
+    formats : mapping, optional
+        Column -> format string for its numbers (``"{:.3f}"``); estimates with a standard
+        error are shown as ``value ± SE`` in it.
+    caption, notes : str, optional
+        A caption above the table and a note under it (where the numbers come from).
+
+    Examples
+    --------
+    >>> t = table([{"p": 0.01, "C": 2.6391}, {"p": 0.1, "C": 2.2987}], formats={"C": "{:.3f}"})
+    >>> print(repr(t))
+    p     C
+    ----  -----
+    0.01  2.639
+    0.1   2.299
+    >>> '<td class="num">2.639</td>' in t._repr_html_()
+    True
+    >>> table([{"a": 1}], columns=["b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: `columns` name 'b', which no row has; the rows have: a
+    """
+    rows = [dict(r) for r in rows]
+    if not rows:
+        raise ValueError("`rows` must hold at least one row")
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    columns = list(columns) if columns is not None else keys
+    for c in columns:
+        if c not in keys:
+            raise ValueError(
+                f"`columns` name {c!r}, which no row has; the rows have: {', '.join(keys)}"
+            )
+    return Table(rows, columns, dict(formats or {}), caption, notes)
+
+
+def checks(rows, *, fmt: str = "{:.5f}", caption: str | None = None, notes=None) -> Table:
+    """Simulations against their closed forms: ``rows`` of ``(quantity, estimate, exact)``
+    (an estimate with ``.value``, ``.stderr`` and ``.z``), one table row each with the
+    distance in standard errors.
+
+    >>> from companion.stats import mean_estimate
+    >>> est = mean_estimate([0.9, 1.1, 1.0, 1.2])
+    >>> print(repr(checks([("mean", est, 1.0)], fmt="{:.2f}")))
+    quantity  simulated ± SE  closed form  z (SE)
+    --------  --------------  -----------  ------
+    mean      1.05 ± 0.06     1.00         +0.77
+    """
+    out = [
+        {
+            "quantity": name,
+            "simulated ± SE": pm(est, fmt=fmt),
+            "closed form": exact,
+            "z (SE)": f"{est.z(exact):+.2f}",
+        }
+        for name, est, exact in rows
+    ]
+    return table(out, formats={"closed form": fmt}, caption=caption, notes=notes)
