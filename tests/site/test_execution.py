@@ -9,6 +9,7 @@ import inspect
 import threading
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import pytest
@@ -22,6 +23,7 @@ from companion.site import execution
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL_SEND = inspect.unwrap(AsyncZMQSocketChannel.send)
+ORIGINAL_GET_MSG = inspect.unwrap(AsyncZMQSocketChannel.get_msg)
 
 
 def _run(coro):
@@ -33,15 +35,16 @@ def _run(coro):
 
 @pytest.fixture(params=["unpatched", "patched"])
 def send_mode(request, monkeypatch):
-    """Run a test with jupyter_client's own ``send`` and with the patched one."""
+    """Run a test with jupyter_client's own ``send`` and ``get_msg`` and with the patched ones."""
     monkeypatch.setattr(AsyncZMQSocketChannel, "send", ORIGINAL_SEND)
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", ORIGINAL_GET_MSG)
     if request.param == "patched":
         execution.install()
         assert execution.installed()
     return request.param
 
 
-async def _reply_waiting_after_a_send(ticks: int = 200) -> bool:
+async def _reply_waiting_after_a_send(ticks: int = 200, wait_s: float = 0.0) -> bool:
     """Whether ``get_msg`` returns a reply that arrived just before the client sent on the
     same socket, within ``ticks`` event-loop iterations (its own timeout is 60 s away).
 
@@ -70,6 +73,9 @@ async def _reply_waiting_after_a_send(ticks: int = 200) -> bool:
                 assert waiting.result()["msg_type"] == "execute_reply"
                 return True
             await asyncio.sleep(0)
+        if wait_s:  # then wait up to ``wait_s`` seconds of wall time
+            done, _ = await asyncio.wait({waiting}, timeout=wait_s)
+            return bool(done) and waiting.result()["msg_type"] == "execute_reply"
         return False
     finally:
         waiting.cancel()
@@ -83,6 +89,38 @@ def test_a_reply_queued_before_a_send_is_picked_up_at_once(send_mode):
     # The control: the installed jupyter_client + pyzmq really lose this wake-up. If this
     # fails for "unpatched", a release fixed the defect upstream: drop the patch.
     assert got_it is (send_mode == "patched")
+
+
+def test_a_lost_wake_up_costs_at_most_one_poll_slice(monkeypatch):
+    """The second guard alone (jupyter_client's own ``send``, ``get_msg`` in slices): the
+    wake-up is lost, and the reply is still found within a slice, not the 60 s timeout."""
+    monkeypatch.setattr(AsyncZMQSocketChannel, "send", ORIGINAL_SEND)
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", ORIGINAL_GET_MSG)
+    assert not _run(_reply_waiting_after_a_send(wait_s=2 * execution.SLICE_S))  # the control
+    sliced = execution._poll_in_slices(ORIGINAL_GET_MSG)
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", sliced)
+    assert _run(_reply_waiting_after_a_send(wait_s=2 * execution.SLICE_S))
+
+
+def test_sliced_polls_keep_the_caller_s_timeout(monkeypatch):
+    monkeypatch.setattr(
+        AsyncZMQSocketChannel, "get_msg", execution._poll_in_slices(ORIGINAL_GET_MSG)
+    )
+
+    async def empty_wait(timeout):
+        ctx = zmq.asyncio.Context()
+        shell = AsyncZMQSocketChannel(ctx.socket(zmq.DEALER), Session())
+        t0 = time.perf_counter()
+        try:
+            with pytest.raises(Empty):
+                await shell.get_msg(timeout=timeout)
+            return time.perf_counter() - t0
+        finally:
+            shell.close()
+            ctx.term()
+
+    assert _run(empty_wait(0)) < 0.5
+    assert 2.4 <= _run(empty_wait(2.5)) < 4.5
 
 
 class _FakeKernel(threading.Thread):

@@ -24,16 +24,26 @@ client in the process (nbclient, myst-nb, jupyter-cache) is fixed. The Sphinx ex
 ``tests/site/test_execution.py`` reproduces the lost wake-up with the installed
 jupyter_client and pyzmq (pinned in the ``book`` extra) and fails without the patch; if a new
 release fixes the defect upstream, its control test says so and this module can go.
+
+A second guard bounds any wake-up lost another way (one more stall was seen under load with
+the first patch alone, in a cell that builds a widget): ``get_msg`` polls in slices of at most
+:data:`SLICE_S` seconds until its deadline, as jupyter/nbclient#311 proposes. A poll that
+times out still finds a reply already queued, so a lost wake-up costs at most one slice.
 """
 
 from __future__ import annotations
 
 import functools
+import time
+from queue import Empty
 
 import zmq
 from jupyter_client.channels import AsyncZMQSocketChannel
 
-__all__ = ["install", "installed", "setup"]
+__all__ = ["SLICE_S", "install", "installed", "setup"]
+
+#: The longest single poll of the shell channel (seconds): the most a lost wake-up costs.
+SLICE_S = 1.0
 
 
 def _rearm_after_send(send):
@@ -49,15 +59,35 @@ def _rearm_after_send(send):
     return wrapper
 
 
+def _poll_in_slices(get_msg):
+    @functools.wraps(get_msg)
+    async def wrapper(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = SLICE_S if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await get_msg(self, min(SLICE_S, left))
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    wrapper.companion_slices = True
+    return wrapper
+
+
 def installed() -> bool:
     """Whether :func:`install` has patched ``AsyncZMQSocketChannel.send`` in this process."""
-    return getattr(AsyncZMQSocketChannel.send, "companion_rearms", False)
+    return getattr(AsyncZMQSocketChannel.send, "companion_rearms", False) and getattr(
+        AsyncZMQSocketChannel.get_msg, "companion_slices", False
+    )
 
 
 def install() -> None:
     """Patch ``AsyncZMQSocketChannel.send`` (idempotent; see the module docstring)."""
-    if not installed():
+    if not getattr(AsyncZMQSocketChannel.send, "companion_rearms", False):
         AsyncZMQSocketChannel.send = _rearm_after_send(AsyncZMQSocketChannel.send)
+    if not getattr(AsyncZMQSocketChannel.get_msg, "companion_slices", False):
+        AsyncZMQSocketChannel.get_msg = _poll_in_slices(AsyncZMQSocketChannel.get_msg)
 
 
 def setup(app):
