@@ -55,7 +55,8 @@ def corpus_text(source: str = "wiki") -> str:
     import datasets  # Colab ships it
 
     cfg = "wikitext-2-raw-v1" if source == "wikitext-2" else "wikitext-103-raw-v1"
-    # the author's protocol (dn_outlier.py): non-empty lines joined with a blank line, tokenised once
+    # the author's protocol (dn_outlier.py): non-empty lines joined with a blank line,
+    # tokenised once
     lines = datasets.load_dataset("wikitext", cfg, split="test")["text"]
     return "\n\n".join(line for line in lines if line.strip())
 
@@ -94,7 +95,8 @@ def _token_ids(tokenizer, source: str):
                 dtype=np.int64,
             )
         else:
-            # tokenise in paragraph chunks: fast tokenizers warn (and some truncate) on one huge string
+            # tokenise in paragraph chunks: fast tokenizers warn (and some truncate) on one
+            # huge string
             chunks = [c for c in text.split("\n\n") if c.strip()]
             enc = tokenizer(chunks, add_special_tokens=False, verbose=False)["input_ids"]
             ids = np.fromiter((i for e in enc for i in e), dtype=np.int64)

@@ -87,7 +87,8 @@ class ModelSpec:
     gamma_offset : float
         1.0 where the norm applies ``(1 + weight)`` (Gemma family), else 0.0.
     post_ln : bool
-        True for post-LN encoders (BERT): no separate final norm, every block output is a norm output.
+        True for post-LN encoders (BERT): no separate final norm, every block output is a norm
+        output.
     display : str
         The checkpoint's honest name where the short name hides it (e.g. which fine-tune, which
         quantisation the offline weights come from); empty when ``name`` says it all.
