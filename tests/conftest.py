@@ -15,3 +15,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def rng():
     """A fresh seeded generator per test (independent of test order)."""
     return np.random.default_rng(20260518)
+
+
+@pytest.fixture
+def not_run_here():
+    """The claims no run on this machine can measure: they need the paper's PDF, the hub or a
+    GPU. Any other not-run claim means a results file was not found."""
+    return {
+        "dong.abstract.rcol_19",
+        "dong.abstract.ppl_gap_67",
+        "shirodkar.sigma_min_split",
+        "shirodkar.pythia_trajectory",
+        "shirodkar.trained_vision",
+        "shirodkar.classifier_paper",
+    }
