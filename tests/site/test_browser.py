@@ -134,6 +134,7 @@ class Visit:
         page, moved = self.page, 0
         for ctl in page.locator(".companion-explore [data-param]").all():
             name = ctl.get_attribute("data-param")
+            ctl.evaluate(SHOW_SLIDE)
             moved += self._expect_new_figure(ctl, f"control {name!r}", lambda c=ctl: _move(c))
         for i, player in enumerate(page.locator(".animation").all(), 1):
             step = player.locator('button[onclick*="next_frame"]')
@@ -190,6 +191,13 @@ class Visit:
     def assert_clean(self, record):
         record += dict.fromkeys(self.problems)
         assert not self.problems, f"{self.rel}:\n  " + "\n  ".join(dict.fromkeys(self.problems))
+
+
+# A talk deck shows one slide at a time: a reader moves a control on the slide that holds it.
+SHOW_SLIDE = """el => {
+  const slide = window.Reveal && el.closest('.slides section');
+  if (slide) { const i = Reveal.getIndices(slide); Reveal.slide(i.h, i.v); }
+}"""
 
 
 def _move(ctl) -> str | None:
