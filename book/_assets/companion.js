@@ -2,7 +2,8 @@
  * controls named by data-param, an <img> and a JSON table of precomputed frames; moving a
  * control shows the frame of the new setting. Settings that were not precomputed snap to
  * the nearest one that was (the other controls move with it, so what they show is always
- * what the figure shows). Tested with node: tests/js/explore.test.js.
+ * what the figure shows). A control that applies only at other controls' values
+ * (data-when) is disabled elsewhere. Tested with node: tests/js/explore.test.js.
  */
 var CompanionExplore = (function () {
   "use strict";
@@ -47,6 +48,15 @@ var CompanionExplore = (function () {
         var out = el.parentNode && el.parentNode.querySelector("output");
         if (out) out.textContent = text;
         if (el.tagName === "INPUT") el.setAttribute("aria-valuetext", text);
+      });
+      // a control that applies only at other controls' values (data-when) is disabled elsewhere
+      controls.forEach(function (el) {
+        var when = el && el.getAttribute("data-when");
+        if (!when) return;
+        var cond = JSON.parse(when);
+        el.disabled = Object.keys(cond).some(function (name) {
+          return state[data.params.indexOf(name)] !== cond[name];
+        });
       });
       var entry = data.index[key];
       img.src = "data:image/png;base64," + data.images[entry[0]];

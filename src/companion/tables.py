@@ -10,8 +10,8 @@ A chapter builds its rows (one ``dict`` per row, column name -> value) and retur
     )
 
 Numbers are formatted per column (``formats``; otherwise four significant digits), an
-:class:`~companion.stats.MCEstimate` as ``value ± SE``; text is escaped. The table scrolls
-sideways inside its own box when it is wider than the page (a phone), never the page.
+:class:`~companion.stats.MCEstimate` as ``value ± SE``; text is escaped. Long cells wrap;
+on a phone a table of three or more columns shows each row as a card (:func:`html_table`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["Table", "checks", "pm", "table"]
+__all__ = ["Table", "checks", "html_table", "pm", "table"]
 
 
 def pm(value, stderr=None, fmt: str = "{:.3f}") -> str:
@@ -72,24 +73,15 @@ class Table:
             and all(_numeric(r.get(c)) or r.get(c) is None for r in self.rows)
             for c in self.columns
         ]
-        cls = ['class="num"' if n else "" for n in numeric]
-        head = "".join(
-            f"<th {k}>{html.escape(str(c))}</th>" for c, k in zip(self.columns, cls, strict=True)
-        )
-        body = "".join(
-            "<tr>"
-            + "".join(f"<td {k}>{html.escape(t)}</td>" for t, k in zip(row, cls, strict=True))
-            + "</tr>"
-            for row in self.cells()
-        )
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        rows = [[html.escape(t) for t in row] for row in self.cells()]
+        caption = html.escape(self.caption) if self.caption else ""
         notes = (
             f'<p class="companion-table-note">{html.escape(self.notes)}</p>' if self.notes else ""
         )
-        return (
-            '<div class="companion-table-wrap"><table class="companion-table">'
-            f"{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>"
+        table_html = html_table(
+            [html.escape(str(c)) for c in self.columns], rows, numeric=numeric, caption=caption
         )
+        return f'<div class="companion-table-wrap">{table_html}{notes}</div>'
 
     def __repr__(self) -> str:
         cells = [list(map(str, self.columns))] + self.cells()
@@ -104,6 +96,41 @@ class Table:
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=self.columns)
+
+
+def html_table(
+    columns, rows, *, numeric=None, caption: str = "", row_headers=False, cls: str = ""
+) -> str:
+    """A ``<table class="companion-table">`` of cells that are already HTML.
+
+    Every cell carries its column's name (``data-label``): on a phone a table of three or
+    more columns is shown one row per card, each cell under its name, instead of hiding
+    columns behind a scrollbar (``book/_assets/companion.css``). ``numeric`` flags the
+    right-aligned columns; with ``row_headers`` each row's first cell is its ``<th>``;
+    ``cls`` adds classes to the table.
+
+    >>> html_table(["p", "C"], [["0.01", "2.639"]], numeric=[True, True])
+    '<table class="companion-table"><thead><tr><th class="num">p</th><th class="num">C</th></tr></thead><tbody><tr><td class="num" data-label="p">0.01</td><td class="num" data-label="C">2.639</td></tr></tbody></table>'
+    """  # noqa: E501
+    numeric = list(numeric) if numeric is not None else [False] * len(columns)
+    num = [' class="num"' if n else "" for n in numeric]
+    head = "".join(f"<th{k}>{c}</th>" for c, k in zip(columns, num, strict=True))
+
+    def cell(i, text):
+        if row_headers and i == 0:
+            return f'<th scope="row">{text}</th>'
+        label = re.sub(r"<[^>]+>", "", columns[i]).replace('"', "&quot;")
+        return f'<td{num[i]} data-label="{label}">{text}</td>'
+
+    body = "".join(
+        "<tr>" + "".join(cell(i, t) for i, t in enumerate(row)) + "</tr>" for row in rows
+    )
+    cls = " ".join(["companion-table", "companion-table-stack" * (len(columns) > 2), cls])
+    caption = f"<caption>{caption}</caption>" if caption else ""
+    return (
+        f'<table class="{" ".join(cls.split())}">{caption}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
 
 
 def table(
@@ -137,7 +164,7 @@ def table(
     ----  -----
     0.01  2.639
     0.1   2.299
-    >>> '<td class="num">2.639</td>' in t._repr_html_()
+    >>> '<td class="num" data-label="C">2.639</td>' in t._repr_html_()
     True
     >>> table([{"a": 1}], columns=["b"])
     Traceback (most recent call last):

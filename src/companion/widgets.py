@@ -73,7 +73,8 @@ class Control:
     """One control, described once for the live widget and the kernel-free page.
 
     Make it with :func:`control` (which validates); ``options`` holds ``(text, value)``
-    pairs for a choice, ``values`` the values precomputed for the page.
+    pairs for a choice, ``values`` the values precomputed for the page, ``when`` the
+    ``(control, value)`` pairs under which it applies (otherwise it is shown disabled).
     """
 
     label: str
@@ -85,6 +86,7 @@ class Control:
     options: tuple = ()
     values: tuple = ()
     fmt: str = ".3g"
+    when: tuple = ()
 
     @property
     def is_choice(self) -> bool:
@@ -183,6 +185,7 @@ def control(
     options=None,
     values=None,
     fmt: str = ".3g",
+    when: Mapping | None = None,
 ) -> Control:
     """Describe a control of an Explore figure.
 
@@ -205,6 +208,10 @@ def control(
         or five values over the range; the starting value is always added).
     fmt : str
         Format of numeric readouts.
+    when : mapping, optional
+        Other controls' values under which this one applies (``{"dist": "student_t"}`` for
+        a Student-t ν): otherwise it is disabled, on the page and in the live widget, so
+        that no reader moves a control that cannot change the figure.
 
     Examples
     --------
@@ -252,7 +259,13 @@ def control(
             raise ValueError(f"`values` of control {label!r} must be among its options; got {v!r}")
         if low is not None and not low <= v <= high:
             raise ValueError(f"`values` of control {label!r} must be in [{low}, {high}]; got {v!r}")
-    return Control(label, value, low, high, step, bool(log), opts, vals, fmt)
+    if when is not None and (not isinstance(when, Mapping) or not when):
+        raise ValueError(
+            f"`when` of control {label!r} must be a non-empty mapping of control -> value; "
+            f"got {when!r}"
+        )
+    cond = tuple((when or {}).items())
+    return Control(label, value, low, high, step, bool(log), opts, vals, fmt, cond)
 
 
 # --- One figure, redrawn in place ----------------------------------------------------------
@@ -657,6 +670,18 @@ class Explore:
                 )
         self.controls = dict(controls)
         names = list(self.controls)
+        for name, ctl in self.controls.items():
+            for other, v in ctl.when:
+                if other not in self.controls or other == name:
+                    raise ValueError(
+                        f"`when` of control {name!r} names {other!r}, which is not another "
+                        f"control; controls: {names}"
+                    )
+                if v not in self.controls[other].page_values():
+                    raise ValueError(
+                        f"`when` of control {name!r} needs {other!r} = {v!r}, which is not "
+                        f"among its values {list(self.controls[other].page_values())}"
+                    )
         grid = tuple(names[:2] if grid is None else ([grid] if isinstance(grid, str) else grid))
         for g in grid:
             if g not in self.controls:
@@ -693,6 +718,10 @@ class Explore:
             if name not in self.grid:
                 out.extend({**base, name: v} for v in self._values[name])
         return list({self._key(c): c for c in out}.values())
+
+    @staticmethod
+    def _applies(ctl: Control, params) -> bool:
+        return all(params[o] == v for o, v in ctl.when)
 
     def _key(self, params) -> str:
         return ",".join(str(self._values[n].index(params[n])) for n in self.controls)
@@ -756,15 +785,20 @@ class Explore:
             vals = self._values[name]
             i = vals.index(ctl.value)
             label = f'<span class="companion-explore-label">{_esc(ctl.label)}</span>'
+            attrs = f'data-param="{_esc(name)}"'
+            if ctl.when:  # {control: value index}; companion.js disables it elsewhere
+                cond = {o: self._values[o].index(v) for o, v in ctl.when}
+                attrs += f" data-when='{_esc(json.dumps(cond))}'"
+                attrs += " disabled" * (not self._applies(ctl, self.defaults))
             if ctl.is_choice:
                 opts = "".join(
                     f'<option value="{k}"{" selected" * (k == i)}>{_esc(ctl.text(v))}</option>'
                     for k, v in enumerate(vals)
                 )
-                field = f'<select data-param="{_esc(name)}">{opts}</select>'
+                field = f"<select {attrs}>{opts}</select>"
             else:
                 field = (
-                    f'<input type="range" data-param="{_esc(name)}" min="0" max="{len(vals) - 1}" '
+                    f'<input type="range" {attrs} min="0" max="{len(vals) - 1}" '
                     f'step="1" value="{i}" aria-valuetext="{_esc(ctl.text(ctl.value))}">'
                     f'<output class="companion-explore-value">{_esc(ctl.text(ctl.value))}</output>'
                 )
@@ -816,6 +850,16 @@ class Explore:
 
         for c in ctls.values():
             c.observe(_move, "value")
+        for name, ctl in self.controls.items():
+            if ctl.when:  # disabled while the controls it depends on are elsewhere
+
+                def _gate(_change=None, name=name, ctl=ctl):
+                    now = {n: c.value for n, c in ctls.items()}
+                    ctls[name].disabled = not self._applies(ctl, now)
+
+                for other, _ in ctl.when:
+                    ctls[other].observe(_gate, "value")
+                _gate()
         row = w.HBox(list(ctls.values()), layout=w.Layout(flex_flow="row wrap"))
         self._widget = w.VBox([row, image, problem])
         self._widget.add_class("companion-explore-live")

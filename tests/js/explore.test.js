@@ -98,3 +98,16 @@ test("binding twice adds no second set of listeners", () => {
   Explore.init({querySelectorAll: () => [root]});
   assert.equal(p.listeners.input.length, 1);
 });
+
+test("a control that applies at one value of another is disabled elsewhere", () => {
+  const {root, p, n, img} = page();
+  p.setAttribute("data-when", JSON.stringify({n: 1}));  // p applies only when n = 256
+  p.disabled = true;
+  Explore.bind(root);
+  n.value = "1"; n.dispatch("change");
+  assert.equal(p.disabled, false);
+  p.value = "2"; p.dispatch("input");
+  assert.equal(img.src, "data:image/png;base64,I21");
+  n.value = "0"; n.dispatch("change");
+  assert.equal(p.disabled, true);
+});

@@ -9,7 +9,9 @@ Colab target; text below 3:1 contrast in dark mode; an element that is wider tha
 window, clipped, spilling out of its box or (at 1400 px) hidden behind a scrollbar, named
 by its selector; and a kernel-free control that does not move its figure: every
 ``[data-param]`` control of a ``.companion-explore`` container is set to another value and
-its ``<img>`` must change, every frame player is stepped and its frame must change.
+its ``<img>`` must change (a control that applies only at other controls' values, its
+``data-when``, is given them first; one that stays disabled fails), every frame player is
+stepped and its frame must change.
 
 Deterministic: a page that redirects (``index.html``'s meta refresh) is followed to its
 final URL, read from disk beforehand, before anything runs in it; then the test waits for
@@ -19,6 +21,7 @@ image loaded, fonts ready), never for a fixed time.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -135,7 +138,8 @@ class Visit:
         for ctl in page.locator(".companion-explore [data-param]").all():
             name = ctl.get_attribute("data-param")
             ctl.evaluate(SHOW_SLIDE)
-            moved += self._expect_new_figure(ctl, f"control {name!r}", lambda c=ctl: _move(c))
+            if self._enable(ctl, name):
+                moved += self._expect_new_figure(ctl, f"control {name!r}", lambda c=ctl: _move(c))
         for i, player in enumerate(page.locator(".animation").all(), 1):
             step = player.locator('button[onclick*="next_frame"]')
             slider = player.locator('input[type="range"]')
@@ -152,6 +156,23 @@ class Visit:
                 player, f"frame player {i}", lambda s=slider: _move(s.first)
             )
         return moved
+
+    def _enable(self, ctl, name: str) -> bool:
+        """A control that applies only at other controls' values (``data-when``, disabled
+        elsewhere) is first given them, as a reader would; a control that stays disabled
+        is a problem."""
+        when = ctl.get_attribute("data-when")
+        if when:
+            box = ctl.locator(f"xpath=ancestor::*[{_HAS_CLASS.format('companion-explore')}][1]")
+            for other, index in json.loads(when).items():
+                box.locator(f'[data-param="{other}"]').evaluate(SET_INDEX, index)
+        if ctl.is_disabled():
+            self.problems.append(
+                f"kernel-free control {name!r}: disabled "
+                + (f"even at {when}" if when else "with no data-when that enables it")
+            )
+            return False
+        return True
 
     def _expect_new_figure(self, element, what: str, move) -> int:
         before = element.evaluate(browser.FIGURE_SRC)
@@ -194,6 +215,13 @@ class Visit:
 
 
 # A talk deck shows one slide at a time: a reader moves a control on the slide that holds it.
+_HAS_CLASS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+# a control set to the value at index i (a select's option, a range's step), with the events
+# a reader's move dispatches
+SET_INDEX = """(el, i) => {
+  if (el.tagName === 'SELECT') el.selectedIndex = i; else el.value = String(i);
+  for (const type of ['input', 'change']) el.dispatchEvent(new Event(type, {bubbles: true}));
+}"""
 SHOW_SLIDE = """el => {
   const slide = window.Reveal && el.closest('.slides section');
   if (slide) { const i = Reveal.getIndices(slide); Reveal.slide(i.h, i.v); }

@@ -1,5 +1,6 @@
 """The browser suite itself, run on a two-page site written here: it passes on a healthy
-site, it fails when a kernel-free control does not move its figure, and it deletes nothing
+site (a control that applies at one value of another is given it first), it fails when a
+kernel-free control does not move its figure or stays disabled, and it deletes nothing
 it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</titl
   <label>width n <input type="range" data-param="n" min="0" max="1" step="1" value="0"></label>
   <label>law <select data-param="law">
     <option>gaussian</option><option>rademacher</option></select></label>
+  <label>tail <select data-param="tail" data-when='{{"law": 1}}' disabled>
+    <option>light</option><option>heavy</option></select></label>
   <img alt="Figure: the ratio against p" width="200" height="100" src="{RED}">
 </div>
 <div class="animation">
@@ -62,6 +65,9 @@ PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</titl
     el.addEventListener("input", function () {{
       var box = el.closest(".companion-explore"), img = box.querySelector("img");
       img.src = img.getAttribute("src") === frames[0] ? frames[1] : frames[0];
+      // "tail" applies to the second law only (data-when)
+      box.querySelector('[data-param="tail"]').disabled =
+        box.querySelector('[data-param="law"]').selectedIndex !== 1;
     }});
   }});
 </script>
@@ -117,6 +123,7 @@ def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
         "kernel-free control 'law': selecting option 2 of 2 does not change the figure"
         in res.stdout
     )
+    assert """kernel-free control 'tail': disabled even at {"law": 1}""" in res.stdout
 
 
 def test_the_suite_refuses_a_screenshot_folder_it_did_not_make(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html.parser
 import json
+import re
 import sys
 
 import numpy as np
@@ -82,6 +83,8 @@ def toy_explore(**kw):
             {"label": "x", "values": ()},
             "`values` of control 'x' must not be empty",
         ),
+        ((1.0, 0.0, 2.0), {"label": "x", "when": {}}, "`when` of control 'x' must be a non-empty"),
+        ((1.0, 0.0, 2.0), {"label": "x", "when": "kind"}, "control -> value; got 'kind'"),
     ],
 )
 def test_control_rejects_bad_input(args, kwargs, message):
@@ -317,6 +320,34 @@ def test_explore_rejects_bad_input():
         toy_explore(static="yes")
     with pytest.raises(ValueError, match="`controls` must be a non-empty mapping"):
         widgets.explore(toy_draw_full, {})
+    for when, message in [
+        ({"b": "sin"}, "`when` of control 'ymax' names 'b', which is not another control"),
+        ({"ymax": 2.0}, "names 'ymax', which is not another control"),
+        ({"kind": "tan"}, "needs 'kind' = 'tan', which is not among its values ['sin', 'cos']"),
+    ]:
+        ymax = widgets.control(2.0, 1.0, 4.0, label="top", when=when)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            widgets.explore(toy_draw_full, {**TOY_CONTROLS, "ymax": ymax})
+
+
+def test_a_control_that_applies_at_one_value_of_another_is_disabled_elsewhere():
+    gated = {**TOY_CONTROLS}
+    gated["ymax"] = widgets.control(
+        2.0, 1.0, 4.0, label="top", values=(1.0, 2.0, 4.0), when={"kind": "cos"}
+    )
+    ex = widgets.explore(toy_draw_full, gated, update=toy_update, grid=("a", "kind"))
+    page = _Page()
+    page.feed(ex.html())
+    ymax = next(f[1] for f in page.found if f[1].get("data-param") == "ymax")
+    assert json.loads(ymax["data-when"]) == {"kind": 1} and "disabled" in ymax
+    kind = next(f[1] for f in page.found if f[1].get("data-param") == "kind")
+    assert "disabled" not in kind
+    row = ex.widget().children[0]
+    assert row.children[2].disabled
+    row.children[1].value = "cos"
+    assert not row.children[2].disabled
+    row.children[1].value = "sin"
+    assert row.children[2].disabled
 
 
 def test_one_output_carries_the_widget_and_the_html(monkeypatch):

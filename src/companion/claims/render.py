@@ -15,6 +15,7 @@ import os
 import re
 
 from companion import claims as _c
+from companion.tables import html_table
 
 __all__ = ["claims_box", "counts_table", "fmt_value", "ledger_table", "measured_text"]
 
@@ -190,18 +191,22 @@ def counts_table(results) -> str:
     kinds = list(_c.EVIDENCE)
     out = []
     for paper, per in counts.items():
-        head = "".join(f"<th>{_EVIDENCE_LABEL[k]}</th>" for k in kinds)
-        body = ""
-        for s in _c.STATUSES:
-            cells = "".join(f"<td>{per[s][k] or ''}</td>" for k in kinds)
-            body += f"<tr><th>{_STATUS[s]}</th>{cells}<td>{sum(per[s].values())}</td></tr>"
-        tot = "".join(f"<td>{sum(per[s][k] for s in _c.STATUSES)}</td>" for k in kinds)
+        columns = ["", *(_EVIDENCE_LABEL[k] for k in kinds), "all"]
+        rows = [
+            [_STATUS[s], *(str(per[s][k] or "") for k in kinds), str(sum(per[s].values()))]
+            for s in _c.STATUSES
+        ]
         n = sum(sum(v.values()) for v in per.values())
-        body += f"<tr><th>all</th>{tot}<td>{n}</td></tr>"
-        out.append(
-            f'<table class="claims-counts"><caption>{_PAPER[paper]}: {n} claims</caption>'
-            f"<tr><th></th>{head}<th>all</th></tr>{body}</table>"
+        rows.append(["all", *(str(sum(per[s][k] for s in _c.STATUSES)) for k in kinds), str(n)])
+        table = html_table(
+            columns,
+            rows,
+            numeric=[False] + [True] * (len(columns) - 1),
+            caption=f"{_PAPER[paper]}: {n} claims",
+            row_headers=True,
+            cls="claims-counts",
         )
+        out.append(table)
     return "".join(out)
 
 

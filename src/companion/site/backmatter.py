@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.tables import html_table
+
 __all__ = [
     "SEMINAR",
     "SESSION_MINUTES",
@@ -324,16 +326,14 @@ def exec_times_html(rec: dict | None = None) -> str:
 
     rank = {"book/" + c: i for i, c in enumerate(CHAPTERS)}
     order = sorted(rec["seconds"], key=lambda d: (rank.get(d, len(rank)), d))  # book order
-    rows = "".join(
-        f"<tr><td>{doc_title(d)}</td><td><code>{html.escape(d)}.md</code></td>"
-        f'<td style="text-align:right">{rec["seconds"][d]:.0f}</td></tr>'
+    rows = [
+        [doc_title(d), f"<code>{html.escape(d)}.md</code>", f"{rec['seconds'][d]:.0f}"]
         for d in order
-    )
+    ]
     total = sum(rec["seconds"].values())
+    table = html_table(["page", "source file", "seconds"], rows, numeric=[False, False, True])
     return (
-        '<table class="table"><thead><tr><th>page</th><th>source file</th>'
-        '<th style="text-align:right">seconds</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table><p>{len(rec['seconds'])} pages, "
+        f"{table}<p>{len(rec['seconds'])} pages, "
         f"<b>{total / 60:.1f} min</b> in all, measured {html.escape(_where(rec))} by "
         f"<code>{html.escape(rec.get('command', ''))}</code>.</p>"
     )
@@ -373,17 +373,21 @@ def seminar_html(rows: list[dict] | None = None, rec: dict | None = None) -> str
                 f"{html.escape(r['projector'])}"
             )
         session.append(
-            f"<tr><td>{r['start']}–{r['end']}</td><td>{page}</td><td>{r['minutes']}</td>"
-            f"<td>{html.escape(r['plan'])}</td><td>{'<br>'.join(use)}</td>"
-            f"<td style='white-space:nowrap'>{_secs(r['run_seconds']) if chapter else ''}</td></tr>"
+            [
+                f"{r['start']}–{r['end']}",
+                page,
+                str(r["minutes"]),
+                html.escape(r["plan"]),
+                "<br>".join(use),
+                _secs(r["run_seconds"]) if chapter else "",
+            ]
         )
     minutes = sum(r["minutes"] for r in rows)
     measured = [r["run_seconds"] for r in rows if r["in_session"] and r["run_seconds"]]
+    columns = ["minute", "page", "min", "in the room", "on the projector", "Run all"]
     return (
-        "<table class='table'><thead><tr><th>minute</th><th>page</th><th>min</th>"
-        "<th>in the room</th><th>on the projector</th><th>Run all</th></tr></thead>"
-        f"<tbody>{''.join(session)}</tbody></table>"
-        f"<p>Session: <b>{minutes} minutes</b>. Run all of the session's chapters: "
+        html_table(columns, session, numeric=[False, False, True, False, False, True])
+        + f"<p>Session: <b>{minutes} minutes</b>. Run all of the session's chapters: "
         f"<b>{sum(measured) / 60:.1f} min</b> in all, measured {html.escape(_where(rec))}.</p>"
         f"<p><b>Reading</b>, before or after the session:</p><ul>{''.join(reading)}</ul>"
     )

@@ -324,12 +324,15 @@ OVERFLOW = r"""
   // text, MathJax's assistive copy, the slider library's handle track
   const IGNORED = 'mjx-assistive-mml, .visually-hidden, .sr-only, .bd-sidebar-primary, .bd-sidebar-secondary, .search-button__wrapper, .noUi-target, script, style, head, dialog:not([open])';
   const visible = el => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden';
-  // how far the drawn descendants reach past the element's right edge
+  // how far the drawn descendants reach past the element's right edge (what a nested scroll
+  // box holds is drawn inside it: the box itself is measured, not its scrolled content)
+  const inBox = (d, el) => { for (let e = d.parentElement; e && e !== el; e = e.parentElement) {
+      if (getComputedStyle(e).overflowX !== 'visible') return true; } return false; };
   const beyond = el => {
     const edge = el.getBoundingClientRect().right - parseFloat(getComputedStyle(el).borderRightWidth);
     let far = -Infinity;
     for (const d of el.querySelectorAll('*')) {
-      if (d.closest(IGNORED) || !visible(d)) continue;
+      if (d.closest(IGNORED) || !visible(d) || inBox(d, el)) continue;
       const r = d.getBoundingClientRect();
       if (r.width > 0 && r.height > 0) far = Math.max(far, r.right);
     }

@@ -145,7 +145,15 @@ def explore() -> Explore:
     controls = {
         "n": c(256, 4, 4096, 4, label="width n", values=(16, 64, 256, 1024, 4096)),
         "dist": c("gaussian", options=[(_NAMES[k], k) for k in sm.DISTRIBUTIONS], label="weights"),
-        "nu": c(5.0, 2.5, 30.0, 0.5, label="Student-t ν", values=(3.0, 5.0, 10.0, 30.0)),
+        "nu": c(
+            5.0,
+            2.5,
+            30.0,
+            0.5,
+            label="Student-t ν",
+            values=(3.0, 5.0, 10.0, 30.0),
+            when={"dist": "student_t"},  # ν means nothing for the other laws
+        ),
     }
     return explore_figure(
         draw, controls, update=Panels.update, grid=("n", "dist", "nu"), figsize=(8, 4.4)
