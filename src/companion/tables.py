@@ -112,7 +112,18 @@ def html_table(
     >>> html_table(["p", "C"], [["0.01", "2.639"]], numeric=[True, True])
     '<table class="companion-table"><thead><tr><th class="num">p</th><th class="num">C</th></tr></thead><tbody><tr><td class="num" data-label="p">0.01</td><td class="num" data-label="C">2.639</td></tr></tbody></table>'
     """  # noqa: E501
+    columns, rows = list(columns), [list(r) for r in rows]
     numeric = list(numeric) if numeric is not None else [False] * len(columns)
+    if len(numeric) != len(columns):
+        raise ValueError(
+            f"`numeric` must flag each of the {len(columns)} columns; got {len(numeric)} flags"
+        )
+    for i, row in enumerate(rows, 1):
+        if len(row) != len(columns):
+            raise ValueError(
+                f"each row of `rows` must have {len(columns)} cells, one per column; "
+                f"row {i} has {len(row)}"
+            )
     num = [' class="num"' if n else "" for n in numeric]
     head = "".join(f"<th{k}>{c}</th>" for c, k in zip(columns, num, strict=True))
 

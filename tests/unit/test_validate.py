@@ -4,12 +4,24 @@ import numpy as np
 import pytest
 
 from companion import _validate as v
+from companion import tables
 
 
 @pytest.mark.parametrize(
     "call, exc, msg",
     [
         (lambda: v.check_probability(1.5), ValueError, "`p` must be in [0, 1]; got 1.5"),
+        (lambda: tables.table([]), ValueError, "`rows` must hold at least one row"),
+        (
+            lambda: tables.html_table(["a", "b"], [["1", "2"], ["3"]]),
+            ValueError,
+            "each row of `rows` must have 2 cells, one per column; row 2 has 1",
+        ),
+        (
+            lambda: tables.html_table(["a", "b"], [["1", "2"]], numeric=[True]),
+            ValueError,
+            "`numeric` must flag each of the 2 columns; got 1 flags",
+        ),
         (lambda: v.check_probability(float("nan")), ValueError, "`p` must be finite; got nan"),
         (lambda: v.check_probability("0.5"), TypeError, "`p` must be a real number; got str"),
         (
