@@ -149,6 +149,17 @@ def _site(tmp_path):
     return tmp_path
 
 
+def test_a_long_list_of_claims_continues_on_slides_below():
+    results = [_result(f"fake.c{i}") for i in range(slides.CLAIMS_PER_SLIDE * 2 + 1)]
+    stack = slides._claims_slides(results)
+    assert stack.startswith("<section><section")  # one vertical stack: one horizontal slide
+    assert stack.count('<section class="deck-slide') == 3
+    assert "(1 of 3)" in stack and "(3 of 3)" in stack
+    assert all(f"statement of fake.c{i}<" in stack for i in range(len(results)))
+    one = slides._claims_slides(results[:2])
+    assert one.count('<section class="deck-slide') == 1 and "of 1)" not in one
+
+
 def test_deck_check_in_chromium_passes_a_clean_deck_and_fails_broken_ones(tmp_path):
     try:
         handout.find_chromium()

@@ -303,6 +303,32 @@ def _claims_table(results) -> str:
     )
 
 
+#: The most claims one slide shows: a longer list (an at-scale chapter has 15 or 16, each
+#: stating its model and scale) continues on slides below it.
+CLAIMS_PER_SLIDE = 8
+
+
+def _claims_slides(results) -> str:
+    """The claims slide, or a vertical stack of them when there are more than fit one."""
+    title = "The claims, measured now"
+    chunks = [results[i : i + CLAIMS_PER_SLIDE] for i in range(0, len(results), CLAIMS_PER_SLIDE)]
+    if len(chunks) <= 1:
+        return _slide(_claims_table(results), title=title)
+    k = len(chunks)
+    return (
+        "<section>"
+        + "".join(
+            _slide(
+                _claims_table(chunk)
+                + ('<p class="deck-small">More: next slide down (↓).</p>' if i < k else ""),
+                title=f"{title} ({i} of {k})",
+            )
+            for i, chunk in enumerate(chunks, 1)
+        )
+        + "</section>"
+    )
+
+
 def _deck(html_dir: Path, doc: str, caption: str, nav: dict, scale: str) -> str:
     from companion.chapters import module
 
@@ -383,8 +409,7 @@ def _deck(html_dir: Path, doc: str, caption: str, nav: dict, scale: str) -> str:
     if disc:
         body = disc[0].find_all(recursive=False)[1:]
         slides.append(_slide(_join(body), title="Discuss"))
-    table = _claims_table([r for r, _ in results.values()])
-    slides.append(_slide(table, title="The claims, measured now"))
+    slides.append(_claims_slides([r for r, _ in results.values()]))
     links = [
         f'<li><a href="{site}">The chapter</a>: derivation, checks, every exercise with '
         "its solution, and the Explore figure (its controls work without a kernel)</li>"
