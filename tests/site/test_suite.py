@@ -1,6 +1,7 @@
 """The browser suite itself, run on a two-page site written here: it passes on a healthy
 site (a control that applies at one value of another is given it first), it fails when a
-kernel-free control does not move its figure or stays disabled, and it deletes nothing
+kernel-free control does not move its figure or stays disabled, or when something
+overflows (measured as drawn), and it deletes nothing
 it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
 
 from __future__ import annotations
@@ -114,10 +115,25 @@ def test_the_suite_passes_on_a_healthy_site_and_deletes_nothing(tmp_path):
     assert "book__explore-1400-dark.png" in shots
 
 
+# What overflows: a 40 px spill in a box that also holds a wide scroll box (the spill is
+# measured, not the scroll box's content), and a five-column table scrolling on a phone.
+OVERFLOWS = """<div id="spill" style="width: 300px">
+  <span style="display: inline-block; width: 340px">a spill</span>
+  <div style="overflow-x: auto"><pre style="width: 2000px">wide code scrolls</pre></div>
+</div>
+<div id="wide" style="overflow-x: auto"><table style="width: 600px"><tr>
+  <td>a</td><td>b</td><td>c</td><td>d</td><td>e</td></tr></table></div>
+"""
+
+
 def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     broken = PAGE.replace("/*EXPLORE*/", "if (false)")  # the controls' script never runs
+    broken = broken.replace("</main>", OVERFLOWS + "</main>")
     res = _run_suite(_site(tmp_path, broken), tmp_path, tmp_path / "shots")
     assert res.returncode == 1, res.stdout[-3000:]
+    assert "overflow: spills out of its box by 40 px: div#spill" in res.stdout
+    # at 390 px: 600 px of table in 374 px of column
+    assert "overflow: hidden behind a horizontal scrollbar by 226 px: div#wide" in res.stdout
     assert "kernel-free control 'n': pressing End on it does not change the figure" in res.stdout
     assert (
         "kernel-free control 'law': selecting option 2 of 2 does not change the figure"
