@@ -127,19 +127,20 @@ def html_table(
     num = [' class="num"' if n else "" for n in numeric]
     head = "".join(f"<th{k}>{c}</th>" for c, k in zip(columns, num, strict=True))
 
+    labels = [re.sub(r"<[^>]+>", "", c).replace('"', "&quot;") for c in columns]  # text only
+
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
-        label = re.sub(r"<[^>]+>", "", columns[i]).replace('"', "&quot;")
-        return f'<td{num[i]} data-label="{label}">{text}</td>'
+        return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'
 
     body = "".join(
         "<tr>" + "".join(cell(i, t) for i, t in enumerate(row)) + "</tr>" for row in rows
     )
-    cls = " ".join(["companion-table", "companion-table-stack" * (len(columns) > 2), cls])
+    classes = ["companion-table"] + ["companion-table-stack"] * (len(columns) > 2) + cls.split()
     caption = f"<caption>{caption}</caption>" if caption else ""
     return (
-        f'<table class="{" ".join(cls.split())}">{caption}<thead><tr>{head}</tr></thead>'
+        f'<table class="{" ".join(classes)}">{caption}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table>"
     )
 
