@@ -5,7 +5,7 @@
 * import layers: ``theory`` imports nothing from ``llm``, ``chapters``, ``claims``, ``widgets``,
   ``plotting`` or torch; chapters (modules and pages) reach ``llm`` only through public names;
   only ``site/`` imports ``site/``;
-* one module per chapter, named like the chapter, with ``SIZES`` for every scale, and no size
+* one package per chapter, named like the chapter, with ``SIZES`` for every scale, and no size
   that depends on the scale written into a chapter page.
 """
 
@@ -165,7 +165,7 @@ def test_chapters_reach_llm_only_through_public_names():
 # ----------------------------------------------------------------------------- chapter modules
 
 
-def test_one_module_per_chapter_in_book_order():
+def test_one_package_per_chapter_in_book_order():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     in_toc = [
         c["file"].removeprefix("book/")
@@ -175,12 +175,13 @@ def test_one_module_per_chapter_in_book_order():
     ]
     assert list(CHAPTERS) == in_toc
     on_disk = {
-        f"{p.parent.name}/{p.stem}"
+        f"{p.parent.parent.name}/{p.parent.name}"
         for part in PARTS
-        for p in (SRC / "chapters" / part).glob("*.py")
-        if p.stem != "__init__"
+        for p in (SRC / "chapters" / part).glob("*/__init__.py")
     }
     assert on_disk == set(CHAPTERS)
+    loose = [p.name for part in PARTS for p in (SRC / "chapters" / part).glob("[!_]*.py")]
+    assert not loose, f"a chapter is a package, not a module: {loose}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
