@@ -19,19 +19,19 @@ __all__ = ["main"]
 
 
 def _claims(args) -> int:
-    from companion import claims
+    from companion import claims, ledger
     from companion.claims.render import fmt_value
 
     if args.list:
-        for c in claims.all_claims(args.paper):
+        for c in ledger.all_claims(args.paper):
             print(f"{c.id}  ({c.evidence})")
         return 0
     try:
-        ids = [claims.get(i).id for i in args.id] if args.id else None
+        ids = [ledger.get(i).id for i in args.id] if args.id else None
     except KeyError as err:  # an unknown id: one line, exit code 2 (no traceback)
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
-    results = claims.run_many(args.paper, full=args.full, scale=args.scale, ids=ids)
+    results = ledger.run_many(args.paper, full=args.full, scale=args.scale, ids=ids)
     bad = [r for r in results if r.control_status == "reproduced"]
     if args.json:
         print(claims.to_json(results))

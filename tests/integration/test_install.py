@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import claims
+from companion import ledger
 from companion.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_claims_from_outside_the_checkout_match_the_checkout(installed, not_run_
     )
     assert run.returncode == 0, run.stderr[-3000:]
     there = {r["id"]: r["status"] for r in json.loads(run.stdout)}
-    here = {r.id: r.status for r in claims.run_many()}
+    here = {r.id: r.status for r in ledger.run_many()}
     assert there == here
     # every claim that can run here ran: the installed package found every results file
     assert {i for i, s in there.items() if s == "not-run"} == not_run_here

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import claims
+from companion import ledger
 from companion.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +90,7 @@ def test_every_claim_runs_at_smoke_scale(results, tmp_path, not_run_here):
     )
     assert run.returncode == 0, run.stderr[-4000:]
     out = json.loads(run.stdout)
-    assert [r["id"] for r in out] == [c.id for c in claims.all_claims()]
+    assert [r["id"] for r in out] == [c.id for c in ledger.all_claims()]
     not_run = sorted(r["id"] for r in out if r["status"] == "not-run")
     # beside what needs the PDF, the hub or a GPU, the claim on trained pre-LN σ_min
     # profiles: the smoke scale builds its models at random init

@@ -1,9 +1,11 @@
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
-from companion import claims
+from companion import claims, ledger
 from companion.cli import main
 
 FIXED_IDS = {
@@ -56,14 +58,14 @@ FIXED_IDS = {
 
 
 def test_every_fixed_id_is_registered_once():
-    ids = [c.id for c in claims.all_claims()]
+    ids = [c.id for c in ledger.all_claims()]
     assert len(ids) == len(set(ids))
     missing = [i for p in FIXED_IDS.values() for i in p if i not in ids]
     assert not missing, f"unregistered claims: {missing}"
 
 
 def test_every_claim_is_complete():
-    for c in claims.all_claims():
+    for c in ledger.all_claims():
         assert c.statement and c.paper_value and c.method and c.tolerance, c.id
         assert c.provenance, c.id
         assert c.id.startswith(c.paper + "."), c.id
@@ -122,35 +124,35 @@ def test_bad_inputs():
     with pytest.raises(
         ValueError, match=re.escape("`paper` must be one of 'dong', 'shirodkar'; got 'x'")
     ):
-        claims.all_claims("x")
+        ledger.all_claims("x")
     with pytest.raises(KeyError, match=re.escape("unknown claim id 'nope' (known: ")):
-        claims.get("nope")
+        ledger.get("nope")
 
 
 def test_claims_box_takes_the_chapter_and_its_scale():
     from companion.chapters.sign_magnitude import bussgang
 
-    box = claims.claims_box(bussgang, scale="cpu")
+    box = ledger.claims_box(bussgang, scale="cpu")
     assert [r.id for r in box.results] == ["dong.fact1"]
-    assert [r.id for r in claims.claims_box("sign_magnitude/theorem4", scale="cpu").results] == [
+    assert [r.id for r in ledger.claims_box("sign_magnitude/theorem4", scale="cpu").results] == [
         "dong.thm4.cos2",
         "dong.thm4.radial_pre",
         "dong.thm4.radial_post",
     ]
     with pytest.raises(TypeError):
-        claims.claims_box(bussgang)  # the scale is never implied
+        ledger.claims_box(bussgang)  # the scale is never implied
     with pytest.raises(
         ValueError, match=re.escape("`scale` must be one of 'cpu', 'full', 'smoke'")
     ):
-        claims.claims_box(bussgang, scale="gpu")
+        ledger.claims_box(bussgang, scale="gpu")
     with pytest.raises(ValueError, match="`chapter` must be one of"):
-        claims.claims_box("sign_magnitude/nope", scale="cpu")
+        ledger.claims_box("sign_magnitude/nope", scale="cpu")
 
 
 def test_every_chapter_has_claims_and_the_ledger_is_in_book_order():
     from companion.chapters import CHAPTERS
 
-    chapters = [c.chapter for c in claims.all_claims()]
+    chapters = [c.chapter for c in ledger.all_claims()]
     assert sorted(set(chapters), key=chapters.index) == ["book/" + c for c in CHAPTERS]
 
 
@@ -171,7 +173,7 @@ def _claim(**kw):
 
 
 def test_every_claim_declares_its_evidence_and_its_control():
-    for c in claims.all_claims():
+    for c in ledger.all_claims():
         assert c.evidence in claims.EVIDENCE, c.id
         assert (c.control is not None and c.control_method) or c.control_none, c.id
         if c.evidence == "model":
@@ -238,3 +240,55 @@ def test_complete_counts_the_expected_records_and_runs_only_the_missing():
         "3 of 3 records"
     )
     assert ran == [["b", "c"]]
+
+
+def _imported_after(code: str) -> set:
+    """The ``companion`` modules a fresh interpreter holds after running ``code``."""
+    out = subprocess.run(
+        [sys.executable, "-c", code + "; import sys; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return {m for m in out if m.startswith("companion")}
+
+
+def test_the_claims_framework_imports_no_chapter_and_no_ledger():
+    held = _imported_after("import companion.claims, companion.claims.render")
+    up = sorted(m for m in held if m.startswith(("companion.chapters", "companion.ledger")))
+    assert not up, f"companion.claims imports up a layer: {up}"
+
+
+def test_no_chapter_imports_its_claims():
+    from companion.chapters import CHAPTERS
+
+    held = _imported_after("from companion.chapters import load_all; load_all()")
+    pkgs = {"companion.chapters." + c.replace("/", ".") for c in CHAPTERS}
+    assert pkgs <= held
+    claims_held = sorted(m for m in held - {"companion.claims"} if m.endswith(".claims"))
+    assert not claims_held, f"a chapter imports its claims: {claims_held}"
+
+
+def test_the_ledger_collects_every_chapters_claims_once():
+    from companion.chapters import CHAPTERS, module
+
+    declared = [
+        c.id
+        for ch in CHAPTERS
+        for c in __import__(module(ch).__name__ + ".claims", fromlist=["CLAIMS"]).CLAIMS
+    ]
+    assert [c.id for c in ledger.all_claims()] == declared  # book order, declared order
+
+
+def test_a_claim_by_id_is_run_through_the_ledger():
+    with pytest.raises(TypeError, match="`claim` must be a Claim"):
+        claims.run("dong.fact1")
+    assert ledger.run("dong.fact1").status == "reproduced"
+
+
+def test_depends_on_is_a_tuple_of_dotted_names():
+    assert _claim(depends_on=("companion.theory.bussgang.bussgang_cos2",)).depends_on
+    with pytest.raises(ValueError, match="`depends_on` must be a tuple of dotted names"):
+        _claim(depends_on="companion.theory.bussgang.bussgang_cos2")
+    with pytest.raises(ValueError, match="`depends_on` must be a tuple of dotted names"):
+        _claim(depends_on=("bussgang_cos2",))

@@ -12,13 +12,14 @@ import shutil
 import pytest
 
 from companion import claims
+from companion import ledger as collected
 from companion.claims import render
 from companion.cli import main
 
 
 @pytest.fixture(scope="module")
 def ledger():
-    return claims.run_many()
+    return collected.run_many()
 
 
 def test_every_control_comes_out_deviates(ledger):
@@ -48,7 +49,7 @@ def test_every_entry_carries_evidence_control_and_what_it_was_measured_on(ledger
 
 
 def test_no_model_counts_in_synthetic_claims_and_models_named_in_model_claims():
-    for c in claims.all_claims():
+    for c in collected.all_claims():
         if c.evidence in ("identity", "simulation"):
             assert not re.search(r"\b\d+\s*/\s*\d+\b", c.statement), c.id
             assert "models" not in c.statement, c.id
@@ -59,7 +60,7 @@ def test_no_model_counts_in_synthetic_claims_and_models_named_in_model_claims():
 def test_no_reproduced_paper_number_comes_from_our_own_closed_form(ledger):
     # a paper-number or author-result entry cites where its number comes from (never only
     # our reconstruction); identities and simulations are counted apart from them
-    for c in claims.all_claims():
+    for c in collected.all_claims():
         if c.evidence in ("paper-number", "author-result"):
             assert set(c.provenance) - {"reconstruction"}, c.id
     counts = claims.counts(ledger)
@@ -131,7 +132,7 @@ def test_a_partial_results_file_is_never_reported_as_a_reproduction(partial_root
 
 
 def test_full_runs_only_what_is_missing(partial_root, monkeypatch):
-    from companion.chapters.dead_directions import at_scale
+    from companion.chapters.dead_directions.at_scale import claims as at_scale
 
     path, src = partial_root
     calls = []
@@ -142,8 +143,8 @@ def test_full_runs_only_what_is_missing(partial_root, monkeypatch):
 
     monkeypatch.setattr(at_scale, "run_missing", fake_run_missing)
     monkeypatch.setattr(at_scale, "_run_full_depth", lambda scale: None)
-    r = claims.run("shirodkar.classifier", full=True)
+    r = collected.run("shirodkar.classifier", full=True)
     assert calls == ["cpu"] and r.status == "reproduced" and r.value == "23/23"
     calls.clear()
-    assert claims.run("shirodkar.classifier", full=True).status == "reproduced"
+    assert collected.run("shirodkar.classifier", full=True).status == "reproduced"
     assert calls == []  # nothing missing: nothing run

@@ -201,11 +201,12 @@ def test_chapter_pages_hold_no_scale_dependent_size_and_no_relative_path(md):
     assert "claims_box(ch, scale=SCALE)" in code, f"{md.name}: claims_box(ch, scale=SCALE)"
 
 
-def test_every_claim_lives_in_the_module_of_its_chapter():
-    from companion import claims
+def test_every_claim_lives_in_the_claims_module_of_its_chapter():
+    from companion import ledger
 
-    for c in claims.all_claims():
-        owner = sys.modules[c.measure.__module__]
-        assert c.chapter == "book/" + owner.__name__.removeprefix("companion.chapters.").replace(
-            ".", "/"
-        ), c.id
+    for c in ledger.all_claims():
+        owner = c.measure.__module__
+        assert owner.endswith(".claims"), c.id
+        assert c.chapter == "book/" + owner.removeprefix("companion.chapters.").removesuffix(
+            ".claims"
+        ).replace(".", "/"), c.id

@@ -2,7 +2,7 @@
 claims (``shared/papers``: every numbered result, every experiment, every number of the
 abstracts) pins it, and every id named here must be registered."""
 
-from companion import claims
+from companion import ledger
 
 COVERAGE = {
     # Dong (2026)
@@ -66,11 +66,11 @@ COVERAGE = {
 
 
 def test_every_claim_of_the_specs_is_an_entry():
-    ids = {c.id for c in claims.all_claims()}
+    ids = {c.id for c in ledger.all_claims()}
     missing = {k: [i for i in v if i not in ids] for k, v in COVERAGE.items()}
     missing = {k: v for k, v in missing.items() if v}
     assert not missing, missing
 
 
 def test_the_ledger_holds_at_least_ten_more_entries_than_before_issue_10():
-    assert len(claims.all_claims()) >= 30 + 10
+    assert len(ledger.all_claims()) >= 30 + 10

@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from companion.chapters import CHAPTERS, module
-from companion.claims import ClaimResult, all_claims
+from companion.claims import ClaimResult
+from companion.ledger import all_claims
 from companion.site import backmatter, handout, slides
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""One module per chapter of the book, named like the chapter: its sizes, figures and claims.
+"""One package per chapter of the book, named like the chapter: its sizes, figures and claims.
 
 ``companion.chapters.<part>.<chapter>`` (``book/<part>/<chapter>.md``) holds
 
@@ -6,13 +6,15 @@
   read by the chapter (``ch.SIZES[SCALE]``) and by its claims (``SIZES[scale]``), so the two
   never drift apart;
 * its Explore figure: ``explore()`` returns the :class:`companion.widgets.Explore` the page
-  shows (live controls in a kernel, precomputed ones on the site), drawn by the module's
+  shows (live controls in a kernel, precomputed ones on the site), drawn by the package's
   ``draw(fig, **params)`` (pure: its randomness comes from a ``seed``) and moved in place by
   its ``update``;
-* its claims, each a ``measure(scale, full)`` registered with :func:`companion.claims.register`.
+* everything else the page calls as ``ch.<name>`` (tables, records, figures), and ``TALK``;
+* in its module ``claims``, the tuple ``CLAIMS``: each :class:`companion.claims.Claim` with its
+  ``measure(scale, full)``. ``claims`` imports from its chapter, never the reverse; the
+  ledger (:mod:`companion.ledger`) collects every chapter's ``CLAIMS``.
 
-:data:`PARTS` lists the chapters in book order (the order of ``_toc.yml``); the claims ledger
-imports every module in that order (:func:`load_all`).
+:data:`PARTS` lists the chapters in book order (the order of ``_toc.yml``).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def docname(chapter) -> str:
 
 
 def module(chapter) -> ModuleType:
-    """The module of a chapter (module, module name, docname or ``"<part>/<chapter>"``)."""
+    """The package of a chapter (package, its name, docname or ``"<part>/<chapter>"``)."""
     if isinstance(chapter, ModuleType):
         return chapter
     return importlib.import_module(
@@ -76,7 +78,8 @@ def module(chapter) -> ModuleType:
 
 
 def load_all() -> list[ModuleType]:
-    """Import every chapter module in book order (each registers its claims)."""
+    """Import every chapter package in book order (their claims modules are not imported:
+    :mod:`companion.ledger` collects those)."""
     return [module(c) for c in CHAPTERS]
 
 

@@ -1,8 +1,8 @@
-"""The claims ledger: every claim of both papers, the paper's value, our measurement.
+"""The claims framework: what a claim is, how one is measured, how its result is shown.
 
-Each claim is one :class:`Claim` registered by the module of the chapter that derives it
-(``companion.chapters.<part>.<chapter>``; the ledger imports every chapter module, in book
-order). A claim's ``measure(scale, full)`` reads the chapter's ``SIZES[scale]`` and returns a
+Each claim is one :class:`Claim`, declared as data by the chapter that derives it (the tuple
+``CLAIMS`` of the chapter's module ``claims``); :mod:`companion.ledger` collects them, in book
+order. A claim's ``measure(scale, full)`` reads the chapter's ``SIZES[scale]`` and returns a
 :class:`Measurement`; :func:`run` times it and turns it into a :class:`ClaimResult` with a
 status:
 
@@ -23,8 +23,9 @@ an injected compounding...). :func:`run` runs it next to the measure; it must co
 ``deviates``, which shows that the check can fail. A claim without an honest control says why
 in ``control_none``.
 
-The CLI ``companion claims``, the book's ledger page and every chapter's claims box
-(:func:`claims_box`) read this registry.
+This package knows no chapter: the CLI ``companion claims``, the book's ledger page and every
+chapter's claims box go through :mod:`companion.ledger`, which finds the claims and shows
+their results with :mod:`companion.claims.render`.
 """
 
 from __future__ import annotations
@@ -45,18 +46,12 @@ __all__ = [
     "NotRun",
     "PROVENANCE",
     "STATUSES",
-    "all_claims",
-    "claims_box",
     "complete",
     "counts",
     "display_name",
-    "get",
-    "ledger_table",
     "machine",
     "measured_on_records",
-    "register",
     "run",
-    "run_many",
     "to_json",
 ]
 
@@ -82,7 +77,6 @@ STATUSES = ("reproduced", "deviates", "not-run")
 #: A control's outcome: ``deviates`` is what a control must give; ``reproduced`` means the
 #: check could not tell the control from the claim (a defect); ``none``: no honest control.
 CONTROL_STATUSES = ("deviates", "reproduced", "not-run", "none")
-_REGISTRY: dict[str, Claim] = {}
 
 
 class NotRun(Exception):
@@ -179,6 +173,10 @@ class Claim:
         Book page that derives it (``book/...`` without suffix).
     heavy : bool
         True for model experiments: they read results files, and run with ``--full``.
+    depends_on : tuple of str
+        The dotted names of the library functions the check depends on (e.g.
+        ``"companion.theory.bussgang.bussgang_cos2"``): breaking one of them must turn the
+        claim to ``deviates``.
     """
 
     id: str
@@ -198,6 +196,7 @@ class Claim:
     command: str = ""
     chapter: str = ""
     heavy: bool = False
+    depends_on: tuple = ()
 
     def __post_init__(self):
         if self.paper not in ("dong", "shirodkar"):
@@ -225,6 +224,12 @@ class Claim:
             )
         if self.evidence == "model" and not self.models:
             raise ValueError(f"a model claim must name its `models`; {self.id!r} names none")
+        deps = self.depends_on
+        if not isinstance(deps, tuple) or any(not isinstance(d, str) or "." not in d for d in deps):
+            raise ValueError(
+                f"`depends_on` must be a tuple of dotted names of library functions; got "
+                f"{self.depends_on!r} for {self.id!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -259,63 +264,6 @@ class ClaimResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def register(claim: Claim) -> Claim:
-    """Add a claim to the registry (ids are unique)."""
-    if claim.id in _REGISTRY and _REGISTRY[claim.id] is not claim:
-        raise ValueError(f"`claim.id` must be unique; got a second {claim.id!r}")
-    _REGISTRY[claim.id] = claim
-    return claim
-
-
-def _load() -> None:
-    """Import every chapter module (each registers its claims), in book order."""
-    from companion.chapters import load_all
-
-    load_all()
-
-
-def _book_order() -> list[Claim]:
-    """Every registered claim, by chapter in book order, then in registration order."""
-    from companion.chapters import CHAPTERS
-
-    rank = {"book/" + c: i for i, c in enumerate(CHAPTERS)}
-    order = {cid: i for i, cid in enumerate(_REGISTRY)}
-    return sorted(_REGISTRY.values(), key=lambda c: (rank.get(c.chapter, len(rank)), order[c.id]))
-
-
-def all_claims(paper: str | None = None, *, include_heavy: bool = True) -> list[Claim]:
-    """Registered claims in book order (chapter by chapter), optionally of one paper."""
-    _load()
-    if paper is not None and paper not in ("dong", "shirodkar"):
-        raise ValueError(f"`paper` must be one of 'dong', 'shirodkar'; got {paper!r}")
-    return [
-        c
-        for c in _book_order()
-        if (paper is None or c.paper == paper) and (include_heavy or not c.heavy)
-    ]
-
-
-def get(claim_id: str) -> Claim:
-    """The claim with this id.
-
-    Raises
-    ------
-    KeyError
-        For an unknown id; the message names a few known ids and how to list them all.
-    """
-    _load()
-    try:
-        return _REGISTRY[claim_id]
-    except KeyError:
-        known = [c.id for c in _book_order()]
-        near = [k for k in known if k.split(".")[0] == str(claim_id).split(".")[0]] or known
-        shown = ", ".join(near[:4]) + (", …" if len(near) > 4 else "")
-        raise KeyError(
-            f"unknown claim id {claim_id!r} (known: {shown}; {len(known)} in all, listed by "
-            "`companion claims --list`)"
-        ) from None
 
 
 def machine() -> str:
@@ -463,15 +411,20 @@ def _run_control(c: Claim, scale: str, full: bool) -> dict:
 
 
 def run(
-    claim: Claim | str, *, scale: str = "cpu", full: bool = False, controls: bool = True
+    claim: Claim, *, scale: str = "cpu", full: bool = False, controls: bool = True
 ) -> ClaimResult:
     """Measure one claim at ``scale`` (``"cpu"``, ``"full"`` or ``"smoke"``), and its control.
 
     Heavy claims read results files and are ``not-run`` when records are absent or incomplete
     unless ``full`` (then they run what is missing first). ``controls=False`` skips the
-    control (its status is then ``not-run``)."""
+    control (its status is then ``not-run``). A claim by its id: :func:`companion.ledger.run`.
+    """
     check_scale(scale)
-    c = get(claim) if isinstance(claim, str) else claim
+    if not isinstance(claim, Claim):
+        raise TypeError(
+            f"`claim` must be a Claim (look one up by id with companion.ledger.get); got {claim!r}"
+        )
+    c = claim
     common = dict(
         id=c.id,
         paper=c.paper,
@@ -529,19 +482,6 @@ def run(
     )
 
 
-def run_many(
-    paper: str | None = None,
-    *,
-    full: bool = False,
-    scale: str = "cpu",
-    ids=None,
-    controls: bool = True,
-) -> list[ClaimResult]:
-    """Run every claim (of one paper, or the listed ids) and its control."""
-    claims = [get(i) for i in ids] if ids else all_claims(paper)
-    return [run(c, scale=scale, full=full, controls=controls) for c in claims]
-
-
 def counts(results: Iterable[ClaimResult]) -> dict:
     """``{paper: {status: {evidence: n}}}`` over results (every status and kind present,
     zeros included)."""
@@ -555,6 +495,3 @@ def counts(results: Iterable[ClaimResult]) -> dict:
 def to_json(results: list[ClaimResult]) -> str:
     """JSON list of result dicts (the CLI's ``--json``)."""
     return json.dumps([r.to_dict() for r in results], indent=2, default=str)
-
-
-from companion.claims.render import claims_box, ledger_table  # noqa: E402  (uses the above)

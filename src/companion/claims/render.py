@@ -1,11 +1,12 @@
 """How the ledger is shown: the claims box that ends a chapter, the ledger page, the terminal.
 
-Both read :func:`companion.claims.run_many`'s results. A claims box is a column of cards (a
-two-column definition list per claim: statement, paper, ours, status, evidence, control, what it
-was measured on, the reason), which reflows to one column on a phone. The ledger page starts
-with a count of statuses by evidence kind for each paper, then one table per paper whose rows
-``book/_assets/claims.js`` filters by status, evidence kind and paper (no kernel needed).
-Nothing shown names a path on the machine that built the page.
+Each function takes results (:class:`companion.claims.ClaimResult`, from
+:func:`companion.ledger.run_many` or :func:`companion.claims.run`). A claims box is a column
+of cards (a two-column definition list per claim: statement, paper, ours, status, evidence,
+control, what it was measured on, the reason), which reflows to one column on a phone. The
+ledger page starts with a count of statuses by evidence kind for each paper, then one table
+per paper whose rows ``book/_assets/claims.js`` filters by status, evidence kind and paper (no
+kernel needed). Nothing shown names a path on the machine that built the page.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from companion import claims as _c
 from companion.tables import html_table
 
-__all__ = ["claims_box", "counts_table", "fmt_value", "ledger_table", "measured_text"]
+__all__ = ["cards", "counts_table", "fmt_value", "ledger_view", "measured_text"]
 
 _STATUS = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
 _CONTROL = {
@@ -225,48 +226,14 @@ class _Box:
         )
 
 
-def claims_box(chapter, *, scale: str) -> _Box:
-    """The claims box that ends a chapter: its claims and their controls, measured at the
-    chapter's scale, as cards.
-
-    Parameters
-    ----------
-    chapter : module or str
-        The chapter module (``companion.chapters.<part>.<chapter>``) or its name
-        (``"<part>/<chapter>"``).
-    scale : {"cpu", "full", "smoke"}
-        The scale the chapter ran at (``companion.scale.SCALE``): a box measured at another
-        scale than the numbers above it would contradict them, so there is no default.
-    """
-    from companion.chapters import docname, module
-
-    doc = docname(module(chapter))
-    mine = [c for c in _c.all_claims() if c.chapter == doc]
-    if not mine:
-        raise ValueError(f"`chapter` must have registered claims; got {chapter!r} (none)")
-    results = [_c.run(c, scale=scale) for c in mine]
+def cards(results) -> _Box:
+    """The claims box that ends a chapter: its results, with their controls, as cards."""
     return _Box(results, lambda rs: '<div class="claims-box">' + "".join(map(_card, rs)) + "</div>")
 
 
-_CACHE: dict = {}
-
-
-def _cached_run(paper, full, scale):
-    """Every claim measured once per process (a page's counts and its tables share them)."""
-    key = (full, scale)
-    if key not in _CACHE:
-        _CACHE[key] = _c.run_many(None, full=full, scale=scale)
-    return [r for r in _CACHE[key] if paper is None or r.paper == paper]
-
-
-def ledger_table(
-    paper: str | None = None, *, full: bool = False, scale: str = "cpu", counts: bool = False
-) -> _Box:
-    """Every claim (of one paper) with its status, evidence and control, for the ledger page;
-    ``counts=True`` shows the status × evidence counts instead of the rows. The claims are
-    measured once per page (the two calls share the results)."""
-    _c.all_claims(paper)  # checks `paper`
-    results = _cached_run(paper, full, scale)
+def ledger_view(results, paper: str | None = None, *, counts: bool = False) -> _Box:
+    """The ledger page's view of ``results`` (of one paper, or of both): the rows, or with
+    ``counts=True`` the status × evidence counts."""
     if counts:
         return _Box(results, counts_table)
     return _Box(results, lambda rs: _ledger_html(rs, paper))

@@ -269,7 +269,7 @@ def _figure(article, mod, spec: dict, deck: str) -> tuple[str, str]:
 
 def _claims(doc: str, scale: str) -> dict:
     """``{claim id: (result measured now, how it is measured)}`` of the chapter's claims."""
-    from companion.claims import all_claims, run
+    from companion.ledger import all_claims, run
 
     return {c.id: (run(c, scale=scale), c.method) for c in all_claims() if c.chapter == doc}
 
