@@ -219,7 +219,8 @@ def test_ln_kernel_caches_compute_the_same_numbers():
 
 
 def test_theorem3_limits_hold_every_width():
-    ch = module("sign_magnitude/theorem3")
+    from companion.chapters.sign_magnitude.theorem3 import figures as ch
+
     for n in ch.WIDTHS:
         for post, (lo, hi) in zip((False, True), ch.YLIM, strict=True):
             _, y, e = ch._points(ch._sims(n, 0), post)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.chapters.dead_directions.at_scale import (
-    CHAPTER,
-    SIZES,
+from companion.chapters.dead_directions.at_scale import CHAPTER, SIZES
+from companion.chapters.dead_directions.at_scale.records import (
     WHISPER,
     _folder,
     _stored,

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.at_scale import CHAPTER, SIZES, _records
+from companion.chapters.sign_magnitude.at_scale import CHAPTER, SIZES
+from companion.chapters.sign_magnitude.at_scale.records import _records
 from companion.claims import Claim, Measurement, NotRun
 from companion.stats import MCEstimate
 from companion.theory.transverse_ratio import transverse_ratio_limit

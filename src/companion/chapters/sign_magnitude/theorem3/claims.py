@@ -9,10 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.theorem3 import (
-    CHAPTER,
-    LADDER_PS,
-    SIZES,
+from companion.chapters.sign_magnitude.theorem3 import CHAPTER, LADDER_PS, SIZES
+from companion.chapters.sign_magnitude.theorem3.records import (
     _author,
     _ours,
     _table2_records,

@@ -1,0 +1,169 @@
+"""Part II at scale, its records: the results that ``companion run dead-directions`` wrote (the
+records at each scale, the models still missing and the commands that make them, Whisper-base's
+records) and what the page and the claims read from them."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from companion.chapters.dead_directions.at_scale import SIZES
+
+
+def _folder(scale: str) -> str:
+    return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: float) -> tuple:
+    from companion.results import read_jsonl
+
+    return tuple(read_jsonl(path))
+
+
+def _stored(scale: str) -> list[dict]:
+    from companion.llm.dead_directions import results_path
+
+    path = Path(results_path(scale=scale))
+    if not path.exists():
+        return []
+    return [r for r in _load(str(path), path.stat().st_mtime) if r.get("scale", "cpu") == scale]
+
+
+def run_missing(scale: str) -> None:
+    """Diagnose every model of ``SIZES[scale]`` not yet stored: random init, then trained
+    (resumable; records go to the results root's ``dead_directions[_<scale>]`` folder)."""
+    from companion.llm.dead_directions import run_dead_directions
+    from companion.llm.registry import list_models
+
+    sizes = SIZES[scale]
+    for name in sizes.random_models or [s.name for s in list_models()]:
+        run_dead_directions(name, init="random", scale=scale, resume=True, show_progress=False)
+    for name in sizes.engine.models:
+        run_dead_directions(name, init="trained", scale=scale, resume=True, show_progress=False)
+
+
+def commands(scale: str) -> str:
+    """The two ``companion run dead-directions`` commands that write ``scale``'s records."""
+    sizes = SIZES[scale]
+    rand = " ".join(f"--model {m}" for m in sizes.random_models or ["all"])
+    tr = " ".join(f"--model {m}" for m in sizes.engine.models)
+    return (
+        f"companion run dead-directions {rand} --init random --scale {scale} --resume\n"
+        f"companion run dead-directions {tr} --init trained --scale {scale} --resume"
+    )
+
+
+def records(scale: str) -> list[dict]:
+    """Every stored record at ``scale``; at ``full`` and ``smoke`` scale the diagnoses are run
+    now when none is stored (:func:`run_missing`).
+
+    Raises
+    ------
+    FileNotFoundError
+        At CPU scale when the results file is absent (it ships with the package).
+    """
+    recs = _stored(scale)
+    if not recs and scale != "cpu":
+        run_missing(scale)
+        recs = _stored(scale)
+    if not recs:
+        raise FileNotFoundError(
+            f"no {scale}-scale records in {_folder(scale)}/dead_directions.jsonl; run "
+            f"`{commands(scale)}`"
+        )
+    return recs
+
+
+def random_init(recs: list[dict]) -> list[dict]:
+    """Random-init records at reduced depth (≤ 2 blocks at CPU scale; the table), one per model
+    (the last written wins). Full-depth random records serve the init-vs-trained comparisons."""
+    out = {}
+    for r in recs:
+        if r["init"] == "random" and (r["scale"] != "cpu" or r["layers"] <= 2):
+            out[r["model"]] = r
+    return list(out.values())
+
+
+def trained(recs: list[dict]) -> dict:
+    """``{model: record}`` of the trained checkpoints."""
+    return {r["model"]: r for r in recs if r["init"] == "trained"}
+
+
+def trained_models(scale: str) -> list[str]:
+    """Models with a trained record, in file order."""
+    return list(trained(records(scale)))
+
+
+def confusion(records) -> dict:
+    """Counts ``{(registry norm, verdict): n}`` over records."""
+    out: dict = {}
+    for r in records:
+        k = (r["norm_registry"], r["verdict"])
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+#: Whisper-base's two trained pre-LN stacks, each with its own final LayerNorm; their input
+#: is speech synthesised here by espeak-ng from Wikipedia text (companion.llm.speech).
+WHISPER = ("whisper-base-decoder", "whisper-base-encoder")
+_WHISPER_RUN = "companion run dead-directions --model whisper-base-decoder --model "
+_WHISPER_RUN += "whisper-base-encoder --init {init} --resume"
+
+
+def whisper_commands() -> dict:
+    """The commands that write Whisper's records: ``{"trained", "random-full", "random"}``."""
+    return {
+        "trained": _WHISPER_RUN.format(init="trained"),
+        "random-full": _WHISPER_RUN.format(init="random --layers full"),
+        "random": _WHISPER_RUN.format(init="random"),
+    }
+
+
+def whisper_records(scale: str = "cpu") -> list[dict]:
+    """Whisper's records at ``scale``, else the CPU-scale ones (Whisper-base is small enough to
+    be diagnosed on a CPU, and full scale adds nothing to it): per stack, trained, then random
+    init deepest first. Each record's ``scale`` says where it was measured."""
+    recs = [r for r in _stored(scale) if r["model"] in WHISPER] or [
+        r for r in _stored("cpu") if r["model"] in WHISPER
+    ]
+    return sorted(
+        recs, key=lambda r: (WHISPER.index(r["model"]), r["init"] != "trained", -r["layers"])
+    )
+
+
+def _label(r: dict) -> str:
+    stack = r["model"].removeprefix("whisper-base-")
+    return f"{stack}, {'trained' if r['init'] == 'trained' else 'random init'} ({r['layers']} bl.)"
+
+
+def min_step(r: dict) -> tuple:
+    """``(block, step, SE)`` of the smallest block-to-block σ_min step (no position 0) of a
+    record written with the steps' jackknife (Whisper's)."""
+    steps = np.asarray(r["sigma_step_no_pos0"], dtype=float)
+    se = np.asarray(r["sigma_step_se_no_pos0"], dtype=float)
+    i = int(np.nanargmin(steps))
+    return i + 1, float(steps[i]), float(se[i])
+
+
+def sigma_steps(r: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """Block-to-block σ_min steps σ_min(X_ℓ+1)/σ_min(X_ℓ) of a record (position 0 excluded)
+    and their jackknife SEs where the record has them (records written since the SEs)."""
+    if r.get("sigma_step_se_no_pos0") is not None:
+        return (
+            np.asarray(r["sigma_step_no_pos0"], dtype=float),
+            np.asarray(r["sigma_step_se_no_pos0"], dtype=float),
+        )
+    s = np.asarray(r["sigma_ratio_no_pos0"], dtype=float)
+    return s[1:] / s[:-1], None
+
+
+def abs_gamma(r: dict) -> tuple[float, float]:
+    """min |γ| and max |γ| of a record (older records: from v*, since |γ_i| ∝ 1/|v*_i|)."""
+    g = r["gamma_stats"]
+    if "abs_min" in g:
+        return g["abs_min"], g["abs_max"]
+    v, top = np.abs(np.asarray(r["vstar"])), max(abs(g["min"]), abs(g["max"]))
+    return top * v.min() / v.max(), top
