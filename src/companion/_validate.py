@@ -71,7 +71,10 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     """
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"`{name}` must be a real number; got {type(value).__name__}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        raise ValueError(_too_large(name, value)) from None
     if not np.isfinite(x):
         raise ValueError(f"`{name}` must be finite; got {x}")
     lo_ok = low is None or (x > low if low_open else x >= low)
@@ -84,6 +87,33 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
             raise ValueError(f"`{name}` must be {'>' if low_open else '>='} {low:g}; got {value:g}")
         raise ValueError(f"`{name}` must be {'<' if high_open else '<='} {high:g}; got {value:g}")
     return x
+
+
+def _too_large(name: str, value) -> str:
+    digits = len(str(abs(int(value))))
+    return (
+        f"`{name}` must be within the float64 range (|x| <= 1.8e308); "
+        f"got an integer of {digits} digits"
+    )
+
+
+def _check_tensor(x, name: str) -> None:
+    """Refuse what numpy would silently mangle or fail on: complex tensors and numbers, and
+    tensors that require grad (duck-typed: torch is never imported here)."""
+    is_complex = getattr(x, "is_complex", None)
+    if isinstance(x, (complex, np.complexfloating)) or (
+        callable(is_complex) and not isinstance(x, np.ndarray) and is_complex()
+    ):
+        dtype = getattr(x, "dtype", None) or "complex"
+        raise TypeError(
+            f"`{name}` must be a real number or an array of them; got {dtype} (a complex "
+            "value: its imaginary part would be dropped)"
+        )
+    if getattr(x, "requires_grad", False) is True:
+        raise TypeError(
+            f"`{name}` must be a plain array, not a tensor that requires grad; got a "
+            f"{type(x).__name__} with requires_grad=True (pass `{name}.detach()`)"
+        )
 
 
 def check_probability(p, name: str = "p") -> float:
@@ -212,6 +242,7 @@ def check_finite_array(
     kind = None
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{what}; got {type(x).__name__}")
+    _check_tensor(x, name)  # inside a list, numpy's dtype (complex) or error (grad) tells
     if isinstance(x, np.ndarray):
         kind = x.dtype.kind
     elif isinstance(x, (list, tuple)):
@@ -221,12 +252,23 @@ def check_finite_array(
             raise ValueError(
                 f"`{name}` must be a rectangular array; got a ragged sequence"
             ) from None
+        except RuntimeError:  # torch: a tensor that requires grad, inside the list
+            raise TypeError(
+                f"{what}; got {type(x).__name__} (a tensor that requires grad: pass it detached)"
+            ) from None
+        except OverflowError:
+            kind = "O"  # Python ints beyond float64: refused below, with their size
     if kind is not None and kind not in "biufO":
         raise TypeError(f"{what}; got an array of dtype {np.asarray(x).dtype}")
     try:
         arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what}; got {type(x).__name__}") from None
+    except OverflowError:  # Python ints beyond float64 (10**400)
+        big = max((v for v in np.ravel(np.asarray(x, dtype=object)) if isinstance(v, int)),
+                  key=abs, default=0)
+        raise ValueError(_too_large(name, big)) from None
+    except (TypeError, ValueError, RuntimeError) as err:  # RuntimeError: a tensor inside
+        hint = " (a tensor that requires grad: pass it detached)" if "grad" in str(err) else ""
+        raise TypeError(f"{what}; got {type(x).__name__}{hint}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"`{name}` must be a {ndim}-D array; got shape {arr.shape}")
     if min_ndim is not None and arr.ndim < min_ndim:

@@ -646,6 +646,26 @@ _SIM = dict(samples=10, seeds=2, rng=0)
 #: fix: numpy internals, a bare Python error or a silent NaN), then the other
 #: out-of-range, wrong-shape and degenerate inputs. Messages are pinned.
 EDGE_CASES = [
+    (
+        lambda: lk.round_to_precision([70000.0], "float16"),  # was a silent inf
+        ValueError,
+        "`x` must lie within the float16 range (|x| <= 65504); got 70000",
+    ),
+    (
+        lambda: norms.rmsnorm([10**400, 1.0]),  # was a raw OverflowError
+        ValueError,
+        "`u` must be within the float64 range (|x| <= 1.8e308); got an integer of 401 digits",
+    ),
+    (
+        lambda: bg.bussgang_cos2("student_t", nu=10**400),  # was a raw OverflowError
+        ValueError,
+        "`nu` must be within the float64 range (|x| <= 1.8e308); got an integer of 401 digits",
+    ),
+    (
+        lambda: bg.row_cos2(np.complex128(1 + 2j)),  # was a ComplexWarning and a real part
+        TypeError,
+        "`W` must be a real number or an array of them; got complex128 (a complex value",
+    ),
     (lambda: tr.branch_moments([0.1, 0.2]), TypeError, "`p` must be a real number; got list"),
     (lambda: ml.author_table3("V2", m="abc"), TypeError, "`m` must be an integer; got str"),
     (
