@@ -149,6 +149,7 @@ INSTANCES = {
 #: different parameters. Parameters left out take their defaults (and are checked too).
 VALID = {
     # stats
+    "stats.MCEstimate": dict(value=0.5, stderr=0.1, n=10),
     "stats.MCEstimate.agrees_with": dict(exact=0.5, k=4.0),
     "stats.MCEstimate.z": dict(exact=0.5),
     "stats.MCEstimate.ci": dict(level=0.95),
@@ -397,7 +398,6 @@ def _instance(owner: str):
 _RECORD = "a result record the library builds; its fields are not user input"
 #: Targets that are not checked, with the reason. Parameterless targets need no row.
 EXEMPT = {
-    "stats.MCEstimate": _RECORD,
     "theory.energy_equality.SingleLayerResult": _RECORD,
     "theory.kfac_lift.KronSpectrum": _RECORD + " (from kfac_lift)",
     "theory.kfac_lift.LNSoftmaxHead": _RECORD + " (from ln_softmax_head)",
@@ -666,6 +666,9 @@ EDGE_CASES = [
         TypeError,
         "`W` must be a real number or an array of them; got complex128 (a complex value",
     ),
+    (lambda: MCEstimate(0.5, -1.0, 10), ValueError, "`stderr` must be >= 0; got -1"),
+    (lambda: MCEstimate(math.nan, 0.1, 10), ValueError, "`value` must be finite; got nan"),
+    (lambda: MCEstimate(0.5, 0.1, 0), ValueError, "`n` must be an integer >= 1; got 0"),
     (lambda: tr.branch_moments([0.1, 0.2]), TypeError, "`p` must be a real number; got list"),
     (lambda: ml.author_table3("V2", m="abc"), TypeError, "`m` must be an integer; got str"),
     (
