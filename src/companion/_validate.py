@@ -19,11 +19,14 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_matrix",
+    "check_memory",
     "check_nonempty",
     "check_probability",
     "check_real",
     "check_shape",
     "check_symmetric",
+    "check_work",
+    "memory_bytes",
 ]
 
 
@@ -338,3 +341,80 @@ def check_matrix(x, name: str, *, min_rows: int = 1, min_cols: int = 1) -> np.nd
             f"got shape {arr.shape}"
         )
     return arr
+
+
+def memory_bytes() -> int:
+    """This machine's memory in bytes: the physical RAM, or the cgroup's limit when smaller
+    (a container); ``COMPANION_MEMORY`` (bytes) overrides both."""
+    import os
+
+    env = os.environ.get("COMPANION_MEMORY")
+    if env is not None:
+        try:
+            value = int(env)
+        except ValueError:
+            raise ValueError(
+                f"`COMPANION_MEMORY` must be a number of bytes (an integer); got {env!r}"
+            ) from None
+        return check_int(value, "COMPANION_MEMORY", low=1)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume a laptop
+        total = 16 * 2**30
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(limit) as fh:
+                text = fh.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return int(total)
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def check_memory(nbytes: float, name: str, value, *, what: str) -> None:
+    """Refuse a size whose estimated memory ``nbytes`` exceeds this machine's memory, in one
+    line, before any work (instead of a MemoryError, or a swapping machine, later).
+
+    Examples
+    --------
+    >>> check_memory(8 * 10**15, "samples", 10**12, what="10**12 x 1000 float64 draws")
+    Traceback (most recent call last):
+    ...
+    ValueError: `samples` must fit in this machine's memory (...); got 1000000000000, which needs about 7.28e+03 TiB (10**12 x 1000 float64 draws)
+    """
+    limit = memory_bytes()
+    if nbytes > limit:
+        raise ValueError(
+            f"`{name}` must fit in this machine's memory ({_bytes(limit)}); got {value}, "
+            f"which needs about {_bytes(nbytes)} ({what})"
+        )
+
+
+#: Elementary operations (random draws, multiply-adds) one call may take: ~1e11 is about
+#: half an hour on one core; a size beyond it is a typo, not an experiment.
+WORK_LIMIT = 1e11
+
+
+def check_work(ops: float, name: str, value, *, what: str, limit: float = WORK_LIMIT) -> None:
+    """Refuse a size whose work (``ops`` elementary operations) exceeds ``limit``.
+
+    Examples
+    --------
+    >>> check_work(2e11, "d", 10**7, what="20000 samples x d draws")
+    Traceback (most recent call last):
+    ...
+    ValueError: `d` must keep the work under 1e+11 operations (about half an hour on one core); got 10000000, which needs about 2e+11 (20000 samples x d draws)
+    """
+    if ops > limit:
+        raise ValueError(
+            f"`{name}` must keep the work under {limit:.3g} operations (about half an hour "
+            f"on one core); got {value}, which needs about {ops:.3g} ({what})"
+        )

@@ -654,6 +654,18 @@ EDGE_CASES = [
         "`windows` must hold token ids in [0, 63] (the model's vocabulary); got ids in [64, 64]",
     ),
     (
+        lambda: __import__("companion.llm.loading", fromlist=["x"]).build_random(
+            __import__("companion.llm.registry", fromlist=["x"]).get_spec("gpt2"), width=10**6
+        ),  # was a raw allocation error
+        ValueError,
+        "`width` must fit in this machine's memory (",
+    ),
+    (
+        lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded
+        ValueError,
+        "`samples` must fit in this machine's memory (",
+    ),
+    (
         lambda: __import__("companion.llm.evaluate", fromlist=["x"]).evaluate_nll(
             _nan_model(), ns().windows
         ),  # was a silent nll = nan

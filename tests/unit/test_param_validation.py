@@ -645,7 +645,19 @@ _SIM = dict(samples=10, seeds=2, rng=0)
 #: (call, exception, message): the issue's examples first (each reproduced before the
 #: fix: numpy internals, a bare Python error or a silent NaN), then the other
 #: out-of-range, wrong-shape and degenerate inputs. Messages are pinned.
+_FIT = "must fit in this machine's memory ("
 EDGE_CASES = [
+    # sizes are bounded by the memory they need, refused before any work (issue 22)
+    (lambda: ml.simulate_chain("V2", "relu", 0.05, 8, 10**9), ValueError, f"`depth` {_FIT}"),
+    (lambda: bg.simulate_bussgang_cos2(8, samples=10**12), ValueError, f"`samples` {_FIT}"),
+    (lambda: bg.sample_weights((10**6, 10**6)), ValueError, f"`shape` {_FIT}"),
+    (
+        lambda: __import__("companion.theory.null_classifier", fromlist=["x"]).simulate_null_cos(
+            10**7
+        ),  # ran on for hours
+        ValueError,
+        "`d` must keep the work under 1e+11 operations",
+    ),
     (
         lambda: lk.round_to_precision([70000.0], "float16"),  # was a silent inf
         ValueError,

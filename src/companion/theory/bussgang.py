@@ -13,6 +13,7 @@ from companion._validate import (
     check_choice,
     check_finite_array,
     check_int,
+    check_memory,
     check_real,
     check_shape,
 )
@@ -147,6 +148,8 @@ def sample_weights(shape, dist: str = "gaussian", *, nu: float = 5.0, rng=None) 
     """I.i.d. weights of the given shape from one of :data:`DISTRIBUTIONS` (unit scale)."""
     shape = check_shape(shape)
     nu = _check_params(dist, nu)
+    count = float(np.prod(shape, dtype=float))
+    check_memory(8 * count, "shape", shape, what=f"{count:.3g} float64 weights")
     g = as_generator(rng)
     if dist == "gaussian":
         return g.standard_normal(shape)
@@ -199,5 +202,9 @@ def simulate_bussgang_cos2(
     """
     n = check_int(n, "n", low=2)
     samples = check_int(samples, "samples", low=2)
+    big, value = ("samples", samples) if samples >= n else ("n", n)
+    check_memory(  # the draws, their rescaled copy and |w|: three (samples, n) float64 arrays
+        24.0 * samples * n, big, value, what=f"3 arrays of {samples} x {n} float64"
+    )
     w = sample_weights((samples, n), dist, nu=nu, rng=rng)  # (samples, n)
     return mean_estimate(row_cos2(w))

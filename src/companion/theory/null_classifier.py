@@ -31,7 +31,9 @@ from companion._validate import (
     check_choice,
     check_finite_array,
     check_int,
+    check_memory,
     check_real,
+    check_work,
 )
 from companion.stats import mean_estimate
 from companion.theory.ln_kernel import (
@@ -130,6 +132,9 @@ def simulate_null_cos(d: int, *, samples: int = 20_000, rng=None) -> dict:
     """
     d = check_int(d, "d", low=2)
     samples = check_int(samples, "samples", low=2)
+    big, value = ("d", d) if d >= samples else ("samples", samples)
+    check_memory(8.0 * samples + 8.0 * max(d, 2_000_000), big, value, what="the draws")
+    check_work(float(samples) * d, big, value, what=f"{samples} x {d} Gaussian draws")
     rng = as_generator(rng)
     nd = random_direction_null(d)
     chunk = max(1, 2_000_000 // d)
