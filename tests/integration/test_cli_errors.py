@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 from companion import cli  # noqa: E402
-from companion.llm import registry  # noqa: E402
+from companion.llm import hub  # noqa: E402
 
 SF = ["run", "sign-flips", "--experiment", "table1"]
 DD = ["run", "dead-directions"]
@@ -87,7 +87,7 @@ def test_an_unreachable_hub_is_decided_at_once_and_said_truly(capsys, monkeypatc
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the discard port: refused
-    monkeypatch.setattr(registry, "_PROBED", {})
+    monkeypatch.setattr(hub, "_PROBED", {})
     t0 = time.perf_counter()
     rc, err = _run(SF + ["--model", "tinyllama-1.1b"], capsys)
     assert time.perf_counter() - t0 < 10

@@ -20,7 +20,7 @@ from companion.llm.capture import StreamingGram, hook_count, hooks  # noqa: E402
 from companion.llm.dead_directions import diagnose, results_path, run_dead_directions  # noqa: E402
 from companion.llm.loading import HubUnavailable, build_random, load_model  # noqa: E402
 from companion.llm.norms import NormNotFound, find_final_norm  # noqa: E402
-from companion.llm.runs import ResultStore, run_record, settings_key  # noqa: E402
+from companion.results import ResultStore, run_record, settings_key  # noqa: E402
 
 ALL = [s.name for s in registry.list_models()]
 
@@ -318,6 +318,25 @@ def test_cli_models_prints_the_registry(capsys):
     text = capsys.readouterr().out
     for name in ALL:
         assert name in text
+
+
+def test_the_registry_is_its_toml_file(tmp_path):
+    """``models.toml`` is the registry: every table becomes a ModelSpec, a shared config is
+    looked up by name, and a table with an unknown or missing field is refused, naming it."""
+    import tomllib
+
+    data = tomllib.loads(registry.REGISTRY_FILE.read_text(encoding="utf-8"))
+    assert [m["name"] for m in data["model"]] == ALL
+    assert registry.get_spec("whisper-base-encoder").config == data["configs"]["whisper-base"]
+    bad = tmp_path / "models.toml"
+    for text, match in [
+        ('[[model]]\nname = "x"\nwidht = 4\n', r"model 'x' has unknown fields \['widht'\]"),
+        ('[[model]]\nname = "x"\nconfig = "nope"\n', r"model 'x': no \[configs.nope\] table"),
+        ('[[model]]\nname = "x"\n', "model 'x': .*missing"),
+    ]:
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=match):
+            registry._read_registry(bad)
 
 
 def test_settings_key_is_order_free():

@@ -146,7 +146,7 @@ def test_stale_conversion_folders_are_removed_at_the_next_load(tmp_path, monkeyp
 
 def test_companion_progress_0_silences_bars_a_caller_asked_for(monkeypatch):
     """``diagnose`` passes ``disable=not show_progress``, which overrode the variable."""
-    from companion.llm.runs import progress
+    from companion.llm.progress import progress
 
     monkeypatch.setenv("COMPANION_PROGRESS", "0")
     assert progress(range(3), disable=False).disable

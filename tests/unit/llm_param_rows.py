@@ -128,12 +128,14 @@ def speech() -> SimpleNamespace:
     import transformers
 
     from companion.llm import whisper
-    from companion.llm.registry import _WHISPER_BASE
+    from companion.llm.registry import get_spec
 
-    cfg = transformers.WhisperConfig(**_WHISPER_BASE)
+    base = get_spec("whisper-base-decoder").config
+
+    cfg = transformers.WhisperConfig(**base)
     small = transformers.WhisperConfig(
         **{
-            **_WHISPER_BASE,
+            **base,
             "d_model": 16,
             "encoder_layers": 1,
             "decoder_layers": 1,
@@ -292,7 +294,8 @@ ROWS = {
         overrides=None,
         causal_lm=False,
     ),
-    "llm.loading.check_device": lambda: dict(device="cpu"),
+    "llm.devices.check_device": lambda: dict(device="cpu"),
+    "llm.devices.as_dtype": lambda: dict(dtype="float32"),
     "llm.loading.load_model": lambda: dict(
         name="gpt2",
         init="random",
@@ -310,10 +313,10 @@ ROWS = {
     "llm.norms.norm_candidates": lambda: dict(model=ns().model),
     "llm.norms.recompute_norm": lambda: dict(x=_torch().ones(3, 16), fn=dd().final_norm, kind=None),
     # registry
-    "llm.registry.ScalePreset.n_tokens": lambda: dict(width=16),
+    "llm.dead_directions.presets.ScalePreset.n_tokens": lambda: dict(width=16),
     "llm.registry.get_spec": lambda: dict(name="gpt2"),
     "llm.registry.list_models": lambda: dict(norm="layernorm", source="hub"),
-    "llm.registry.preset": lambda: dict(scale="smoke"),
+    "llm.dead_directions.presets.preset": lambda: dict(scale="smoke"),
     # sign flips
     _SF + "activations.activation_stats": lambda: dict(
         model=ns().model, windows=ns().windows, layers=ns().layers, name=Q, min_tokens=16
@@ -343,7 +346,7 @@ ROWS = {
         dict(model=ns().model, name=Q),
     ],
     _SF + "layers.linear_layers": lambda: dict(model=ns().model),
-    _SF + "leverage.leverage_prediction": lambda: dict(
+    _SF + "activations.leverage_prediction": lambda: dict(
         layers=ns().layers, moments=ns().moments, columns=ns().columns
     ),
     _SF + "masks.FlipSet.sq_norm": lambda: dict(layers=ns().layers),
@@ -483,7 +486,7 @@ INSTANCES = {
         "companion.llm.capture", fromlist=["StreamingGram"]
     ).StreamingGram(4),
     _DD + "reads.KernelRead": lambda: dd().diagnosis.forward,
-    "llm.registry.ScalePreset": lambda: _preset("cpu"),
+    "llm.dead_directions.presets.ScalePreset": lambda: _preset("cpu"),
     _SF + "masks.FlipSet": lambda: ns().flips,
     "llm.whisper.WhisperDecoderStack": lambda: _share(
         __import__("companion.llm.whisper", fromlist=["x"]).WhisperDecoderStack(speech().model)
@@ -495,7 +498,7 @@ INSTANCES = {
 
 
 def _preset(scale):
-    from companion.llm.registry import preset
+    from companion.llm.dead_directions.presets import preset
 
     return preset(scale)
 
@@ -515,8 +518,8 @@ EXEMPT = {
     "llm.evaluate.NLLResult": _RECORD + " (from evaluate_nll)",
     "llm.norms.FinalNorm": _RECORD + " (from find_final_norm)",
     "llm.registry.ModelSpec": "a registry entry the library defines (get_spec)",
-    "llm.registry.ScalePreset": "a preset the library defines (preset)",
-    "llm.runs.progress": "a thin tqdm.auto wrapper: its arguments are tqdm's, checked by tqdm",
+    "llm.dead_directions.presets.ScalePreset": "a preset the library defines (preset)",
+    "llm.progress.progress": "a thin tqdm.auto wrapper: its arguments are tqdm's, checked by tqdm",
     _SF + "masks.FlipSet": _RECORD + " (from bernoulli_flips and friends)",
     _SF + "runner.run_cli": _CLI,
     "llm.speech.Clip": _RECORD + " (from speech_clips)",

@@ -112,3 +112,27 @@ def check_optional_int(value, name: str, *, low: int | None = None):
     from companion._validate import check_int
 
     return None if value is None else check_int(value, name, low=low)
+
+
+def check_tokens(windows, min_tokens: int, what: str = "calibration"):
+    """The number of tokens of ``windows``, refused below ``min_tokens`` (ranking input
+    columns needs enough of them)."""
+    n_tok = int(windows.shape[0] * windows.shape[1])
+    if n_tok < min_tokens:
+        raise ValueError(
+            f"`{what}_tokens` must be >= {min_tokens} to rank input columns; got {n_tok}"
+        )
+    return n_tok
+
+
+def check_rates(ps, name: str) -> tuple:
+    """A non-empty sequence of flip rates in (0, 1]."""
+    from companion._validate import check_real
+
+    if isinstance(ps, (str, bytes)) or not isinstance(ps, (tuple, list)):
+        raise TypeError(
+            f"`{name}` must be a sequence of flip rates in (0, 1]; got {type(ps).__name__}"
+        )
+    if not ps:
+        raise ValueError(f"`{name}` must hold at least one flip rate; got none")
+    return tuple(check_real(q, name, low=0.0, high=1.0, low_open=True) for q in ps)

@@ -44,7 +44,7 @@ def corpus_text(source: str = "wiki") -> str:
                 if len(body) > 200:
                     parts.append(f" = {title} = \n\n{body}\n")
         return "\n".join(parts)
-    from companion.llm.registry import HubUnavailable, hub_status
+    from companion.llm.hub import HubUnavailable, hub_status
 
     reachable, reason = hub_status()
     if not reachable:

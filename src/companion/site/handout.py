@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from companion.site.browser import find_chromium
+from companion.site.paths import repo_root
 
 __all__ = ["statements", "handout_html", "main"]
 
@@ -113,8 +114,6 @@ def main(argv=None) -> int:
     p.add_argument("--html", default="_build/html", help="the built site (default: %(default)s)")
     p.add_argument("--no-pdf", action="store_true", help="write the HTML only")
     args = p.parse_args(argv)
-    from companion.site.backmatter import repo_root
-
     root = repo_root()
     out, html_dir = root / args.out, root / args.html
     mj = html_dir / "_static" / "mathjax"

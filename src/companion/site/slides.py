@@ -52,6 +52,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from companion.site.paths import deck_path, repo_root
+
 __all__ = [
     "SIZES",
     "TALK_KEYS",
@@ -119,15 +121,6 @@ def decks(root: str | Path) -> list[tuple[str, str]]:
             if doc.removeprefix("book/") in CHAPTERS and hasattr(module(doc), "TALK"):
                 out.append((doc, part.get("caption", "")))
     return out
-
-
-def deck_path(doc: str) -> str:
-    """Where the deck of page ``doc`` lies in the built site.
-
-    >>> deck_path("book/sign_magnitude/theorem3")
-    'slides/sign_magnitude/theorem3.html'
-    """
-    return "slides/" + doc.removeprefix("book/") + ".html"
 
 
 def format_value(value, stderr=None) -> str:
@@ -551,7 +544,7 @@ def build(html_dir: str | Path, root: str | Path, *, scale: str | None = None, l
 
 
 def _chromium() -> str:
-    from companion.site.handout import find_chromium
+    from companion.site.browser import find_chromium
 
     return find_chromium()
 
@@ -602,8 +595,6 @@ def main(argv=None) -> int:
     p.add_argument("--no-check", action="store_true", help="build only")
     p.add_argument("--only", nargs="*", help="check only decks whose path contains one of these")
     args = p.parse_args(argv)
-    from companion.site.backmatter import repo_root
-
     root = repo_root()
     html_dir = Path(args.html) if Path(args.html).is_absolute() else root / args.html
     if not (html_dir / "index.html").exists():

@@ -18,7 +18,7 @@ SPEECH_WINDOW = 96
 
 
 def _folder(scale: str) -> str:
-    from companion.llm.registry import preset
+    from companion.llm.dead_directions.presets import preset
 
     preset(scale)  # checks `scale`
     return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
@@ -59,7 +59,7 @@ def load_results(out: str | None = None, *, scale: str = "cpu") -> list[dict]:
 def _batches(spec, model, tok, settings):
     """``(batches, number of batches)`` of the calibration input of ``settings``."""
     from companion.llm.data import image_batches, token_windows
-    from companion.llm.registry import preset
+    from companion.llm.dead_directions.presets import preset
 
     tokens, window = settings["tokens"], settings["window"]
     if spec.modality == "speech":  # one set of clips for both stacks (see _settings)
@@ -87,7 +87,7 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
     31,500 encoder frames at the CPU default), at random init and trained alike.
     """
     from companion._validate import check_choice, check_int
-    from companion.llm.registry import preset
+    from companion.llm.dead_directions.presets import preset
 
     check_choice(init, "init", ("random", "trained"))
     pre = preset(scale)
@@ -197,9 +197,9 @@ def run_dead_directions(
     """
     from companion._validate import check_bool
     from companion.llm._checks import check_optional_int, check_optional_str, check_path
-    from companion.llm.loading import check_device
+    from companion.llm.devices import check_device
     from companion.llm.registry import get_spec
-    from companion.results import ResultStore, settings_key
+    from companion.results import ResultStore, run_record
 
     spec = get_spec(name)
     check_path(out, "out")
@@ -211,27 +211,28 @@ def run_dead_directions(
         spec, init=init, scale=scale, tokens=tokens, layers=layers, dtype=dtype, revision=revision
     )
     store = ResultStore(results_path(out or results_dir(scale, write=True)))
-    key = settings_key(settings)
-    if resume:
-        for r in store.records():
-            if r.get("key") == key:
-                if show_progress:
-                    print(f"{name} ({init}): done, skipped (--resume)", file=sys.stderr)
-                return r
-    if spec.modality == "speech":  # before loading: the clips need the synthesiser
-        from companion.llm.speech import espeak
+    measured = []
 
-        espeak()
-    rec = _diagnose_model(
-        spec,
-        settings,
-        depth,
-        device=device,
-        dtype=dtype,
-        show_progress=show_progress,
-        profile_tokens=profile_tokens,
-    )
-    return store.append({"key": key, **rec}, command=command)
+    def measure() -> dict:
+        measured.append(True)
+        if spec.modality == "speech":  # before loading: the clips need the synthesiser
+            from companion.llm.speech import espeak
+
+            espeak()
+        return _diagnose_model(
+            spec,
+            settings,
+            depth,
+            device=device,
+            dtype=dtype,
+            show_progress=show_progress,
+            profile_tokens=profile_tokens,
+        )
+
+    rec = run_record(store, settings, measure, resume=resume, command=command)
+    if not measured and show_progress:
+        print(f"{name} ({init}): done, skipped (--resume)", file=sys.stderr)
+    return rec
 
 
 def _summary(rec: dict) -> str:

@@ -158,7 +158,7 @@ def accumulate(
     import torch
 
     from companion.llm.capture import hooks
-    from companion.llm.runs import progress
+    from companion.llm.progress import progress
 
     check_module(model)
     _check_batches(batches)

@@ -29,6 +29,7 @@ from companion.llm.sign_flips.activations import (
     alpha_from_stats,
     input_abs_mean,
     input_moments,
+    leverage_prediction,
     log_spaced_columns,
     outlier_columns,
     single_flip_energy,
@@ -36,7 +37,6 @@ from companion.llm.sign_flips.activations import (
 )
 from companion.llm.sign_flips.experiments import EXPERIMENTS, format_summary, summarize
 from companion.llm.sign_flips.layers import default_target, evenly_spaced, get_linear, linear_layers
-from companion.llm.sign_flips.leverage import leverage_prediction
 from companion.llm.sign_flips.masks import (
     POOLS,
     FlipSet,

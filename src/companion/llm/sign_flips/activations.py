@@ -3,7 +3,8 @@
 The outlier statistics of Dong (2026, §4.5): mean |input| per input dimension (the outlier
 columns are the top 5% of each matrix), the α of one matrix's inputs in both normalisations
 (:func:`alpha_from_stats`), and the exact per-column single-flip energy
-4‖W[:, j]‖²/m · E[x_j²] (:func:`single_flip_energy`). Hooks are scoped
+4‖W[:, j]‖²/m · E[x_j²] (:func:`single_flip_energy`), and from them the first-order
+prediction of the count-matched leverage (:func:`leverage_prediction`). Hooks are scoped
 (:func:`companion.llm.capture.hooks`): removed when the pass ends, whatever happens.
 """
 
@@ -12,14 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from companion._validate import check_finite_array, check_int, check_matrix, check_real
-from companion.llm._checks import check_layers, check_module, check_windows
+from companion.llm._checks import check_layers, check_module, check_tokens, check_windows
 from companion.llm.sign_flips.layers import get_linear
+from companion.llm.sign_flips.masks import check_columns
 
 __all__ = [
     "activation_stats",
     "alpha_from_stats",
     "input_abs_mean",
     "input_moments",
+    "leverage_prediction",
     "log_spaced_columns",
     "outlier_columns",
     "single_flip_energy",
@@ -61,16 +64,7 @@ def _check_pass(model, windows, layers: dict, min_tokens) -> None:
             f"`layers` must be layers of `model` (linear_layers(model)); got {len(alien)} "
             f"that are not, e.g. {alien[0]!r}"
         )
-    _check_tokens(windows, check_int(min_tokens, "min_tokens", low=1))
-
-
-def _check_tokens(windows, min_tokens: int, what: str = "calibration"):
-    n_tok = int(windows.shape[0] * windows.shape[1])
-    if n_tok < min_tokens:
-        raise ValueError(
-            f"`{what}_tokens` must be >= {min_tokens} to rank input columns; got {n_tok}"
-        )
-    return n_tok
+    check_tokens(windows, check_int(min_tokens, "min_tokens", low=1))
 
 
 def input_abs_mean(model, windows, layers: dict, *, min_tokens: int = 512) -> dict:
@@ -283,4 +277,46 @@ def input_moments(model, windows, layers: dict, *, min_tokens: int = 512) -> dic
     return {
         n: {"abs_mean": (a[0] / t).numpy(), "ex2": (a[1] / t).numpy(), "enorm2": a[2] / t}
         for n, a in acc.items()
+    }
+
+
+def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
+    """First-order predictions of the count-matched leverage from the measured α.
+
+    With flips allocated in proportion to pool size, the expected count-matched ratio is the
+    ratio of pool-averaged per-flip energies. ``n_E_alpha2_outlier`` is the paper's
+    n·E[α²] over outlier columns (a delocalised column has nα² = 1); ``alpha2_ratio`` is
+    E[α²|outlier]/E[α²|non] (the count-matched form, weights ignored) and ``energy_ratio``
+    uses the exact single-flip energies 4 W_ij² E[x_j²] (weights included).
+    """
+    check_layers(layers)
+    columns = check_columns(layers, columns, "outlier")
+    if not isinstance(moments, dict) or set(moments) != set(layers):
+        raise TypeError(
+            f"`moments` must be input_moments' dict with one entry per layer; got "
+            f"{type(moments).__name__}{' with other keys' if isinstance(moments, dict) else ''}"
+        )
+    if any(len(c) in (0, layers[k].weight.shape[1]) for k, c in columns.items()):
+        raise ValueError("`columns` must leave each layer some outlier and some other columns")
+    num = {"a_out": 0.0, "a_non": 0.0, "e_out": 0.0, "e_non": 0.0, "na_out": 0.0}
+    n_out = n_non = 0
+    for name, mod in layers.items():
+        m, n = mod.weight.shape
+        mom = moments[name]
+        a2 = np.asarray(mom["ex2"]) / mom["enorm2"]  # (n,) α_j²
+        col2 = (mod.weight.detach().double() ** 2).sum(0).cpu().numpy()  # (n,) ‖W[:, j]‖²
+        energy = 4.0 * col2 * np.asarray(mom["ex2"])  # Σ_i 4 W_ij² E x_j²
+        mask = np.zeros(n, dtype=bool)
+        mask[columns[name]] = True
+        num["a_out"] += m * a2[mask].sum()
+        num["a_non"] += m * a2[~mask].sum()
+        num["na_out"] += m * (n * a2[mask]).sum()
+        num["e_out"] += energy[mask].sum()
+        num["e_non"] += energy[~mask].sum()
+        n_out += m * int(mask.sum())
+        n_non += m * int((~mask).sum())
+    return {
+        "n_E_alpha2_outlier": num["na_out"] / n_out,
+        "alpha2_ratio": (num["a_out"] / n_out) / (num["a_non"] / n_non),
+        "energy_ratio": (num["e_out"] / n_out) / (num["e_non"] / n_non),
     }

@@ -7,8 +7,6 @@ per token), the exact single-flip energy of each column, and their rank correlat
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from companion.llm.sign_flips.activations import (
@@ -65,12 +63,7 @@ def alpha_record(ctx: Context, target: str) -> dict:
 
 
 def run(ctx: Context) -> None:
-    key = f"alpha|{ctx.target}"
-    if ctx.store.done(key):
-        return
-    t0 = time.perf_counter()
-    rec = alpha_record(ctx, ctx.target)
-    ctx.store.append({"key": key, **rec, "wall_s": time.perf_counter() - t0})
+    ctx.measure(f"alpha|{ctx.target}", lambda: alpha_record(ctx, ctx.target))
 
 
 ARRAYS = ("alpha_ratio", "alpha_tok", "energy", "colnorm", "outlier_columns")

@@ -7,8 +7,6 @@ log-log slope over the columns whose ΔNLL is positive.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from companion.llm.sign_flips.activations import log_spaced_columns, spearman
@@ -31,23 +29,16 @@ def run(ctx: Context) -> None:
     cols = log_spaced_columns(a_ratio, ctx.cfg.n_columns)
     W = ctx.layers[target].weight
     for j in ctx.bar(cols.tolist(), desc="columns"):
-        key = f"column|{target}|{j}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        rec = ctx.eval_perturbed(column_flip_set(target, tuple(W.shape), j))
-        ctx.store.append(
-            {
-                "key": key,
-                "layer": target,
-                "column": j,
-                "alpha": float(a_ratio[j]),
-                "alpha_tok": float(arec["alpha_tok"][j]),
-                "colnorm": float(arec["colnorm"][j]),
+
+        def measure(j=j) -> dict:
+            rec = ctx.eval_perturbed(column_flip_set(target, tuple(W.shape), j))
+            return {
+                **{"layer": target, "column": j, "alpha": float(a_ratio[j])},
+                **{"alpha_tok": float(arec["alpha_tok"][j]), "colnorm": float(arec["colnorm"][j])},
                 **rec,
-                "wall_s": time.perf_counter() - t0,
             }
-        )
+
+        ctx.measure(f"column|{target}|{j}", measure)
 
 
 def summary(records: list, by_key: dict) -> dict:

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from companion.llm.sign_flips.activations import input_moments, outlier_columns
+from companion.llm.sign_flips.activations import (
+    input_moments,
+    leverage_prediction,
+    outlier_columns,
+)
 from companion.llm.sign_flips.masks import FlipSet, pool_sizes
 from companion.llm.sign_flips.perturbations import perturbed
 from companion.llm.sign_flips.setups import Setup
@@ -72,48 +76,57 @@ class Context:
             self._base = evaluate_nll(self.model, self.windows)
         return self._base
 
+    def measure(self, key: str, compute: Callable[[], dict], *, since: float | None = None):
+        """The one resume loop of every experiment: skip ``key`` when the store counts it as
+        done (stored, under ``--resume``), else call ``compute()`` (the record's fields),
+        time it and append ``{"key": key, **fields, "wall_s": seconds}``.
+
+        ``since``: a ``time.perf_counter()`` reading to time from (work done before the
+        call that belongs to this record). Returns the appended record, or None if skipped.
+        """
+        if self.store.done(key):
+            return None
+        t0 = time.perf_counter() if since is None else since
+        fields = compute()
+        return self.store.append({"key": key, **fields, "wall_s": time.perf_counter() - t0})
+
     def record_baseline(self) -> None:
         """Store the baseline NLL (once per results file)."""
-        if not self.store.done("baseline"):
-            t0 = time.perf_counter()
+
+        def measure() -> dict:
             b = self.baseline()
-            self.store.append(
-                {
-                    "key": "baseline",
-                    "nll": b.nll,
-                    "ppl": b.ppl,
-                    "per_window": b.per_window.tolist(),
-                    "tokens": b.tokens,
-                    "wall_s": time.perf_counter() - t0,
-                }
-            )
+            return {
+                "nll": b.nll,
+                "ppl": b.ppl,
+                "per_window": b.per_window.tolist(),
+                "tokens": b.tokens,
+            }
+
+        self.measure("baseline", measure)
 
     def calibrate(self):
         """Outlier columns (top 5% by mean |input|) and the input moments, recorded once."""
-        from companion.llm.sign_flips.leverage import leverage_prediction
-
         t0 = time.perf_counter()
         mom = input_moments(
             self.model, self.calib, self.layers, min_tokens=self.cfg.min_calib_tokens
         )
         cols = outlier_columns({n: v["abs_mean"] for n, v in mom.items()}, self.cfg.outlier_frac)
-        key = f"calibration|{self.calibration}"
-        if not self.store.done(key):
+
+        def measure() -> dict:
             pred = leverage_prediction(self.layers, mom, cols)
             pool_out = sum(pool_sizes(self.layers, cols, "outlier").values())
             pool_all = sum(pool_sizes(self.layers, cols, "all").values())
-            self.store.append(
-                {
-                    "key": key,
-                    "calibration": self.calibration,
-                    "calib_tokens": int(self.calib.shape[0] * self.calib.shape[1]),
-                    "outlier_pool": int(pool_out),
-                    "all_weights": int(pool_all),
-                    "n_matrices": len(self.layers),
-                    **pred,
-                    "wall_s": time.perf_counter() - t0,
-                }
-            )
+            return {
+                "calibration": self.calibration,
+                "calib_tokens": int(self.calib.shape[0] * self.calib.shape[1]),
+                "outlier_pool": int(pool_out),
+                "all_weights": int(pool_all),
+                "n_matrices": len(self.layers),
+                **pred,
+            }
+
+        # the moments are timed with the record: they are what the calibration costs
+        self.measure(f"calibration|{self.calibration}", measure, since=t0)
         return mom, cols
 
     def eval_perturbed(self, flips: FlipSet, kind: str = "flip", scale: float = 1.0) -> dict:

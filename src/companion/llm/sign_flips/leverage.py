@@ -2,64 +2,18 @@
 
 The same number of flips in the outlier pool and in the non-outlier pool, at fractions p
 of the outlier pool; the leverage is the ratio of their ΔNLL, per seed. The first-order
-prediction from the measured α (:func:`leverage_prediction`) is recorded with the
+prediction from the measured α
+(:func:`companion.llm.sign_flips.activations.leverage_prediction`) is recorded with the
 calibration.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from companion.llm._checks import check_layers
 from companion.llm.sign_flips.context import Context, Experiment, quartiles, ratio
-from companion.llm.sign_flips.masks import check_columns, count_matched_flips, pool_sizes
+from companion.llm.sign_flips.masks import count_matched_flips, pool_sizes
 from companion.llm.sign_flips.setups import PAPER
-
-__all__ = ["leverage_prediction"]
-
-
-def leverage_prediction(layers: dict, moments: dict, columns: dict) -> dict:
-    """First-order predictions of the count-matched leverage from the measured α.
-
-    With flips allocated in proportion to pool size, the expected count-matched ratio is the
-    ratio of pool-averaged per-flip energies. ``n_E_alpha2_outlier`` is the paper's
-    n·E[α²] over outlier columns (a delocalised column has nα² = 1); ``alpha2_ratio`` is
-    E[α²|outlier]/E[α²|non] (the count-matched form, weights ignored) and ``energy_ratio``
-    uses the exact single-flip energies 4 W_ij² E[x_j²] (weights included).
-    """
-    check_layers(layers)
-    columns = check_columns(layers, columns, "outlier")
-    if not isinstance(moments, dict) or set(moments) != set(layers):
-        raise TypeError(
-            f"`moments` must be input_moments' dict with one entry per layer; got "
-            f"{type(moments).__name__}{' with other keys' if isinstance(moments, dict) else ''}"
-        )
-    if any(len(c) in (0, layers[k].weight.shape[1]) for k, c in columns.items()):
-        raise ValueError("`columns` must leave each layer some outlier and some other columns")
-    num = {"a_out": 0.0, "a_non": 0.0, "e_out": 0.0, "e_non": 0.0, "na_out": 0.0}
-    n_out = n_non = 0
-    for name, mod in layers.items():
-        m, n = mod.weight.shape
-        mom = moments[name]
-        a2 = np.asarray(mom["ex2"]) / mom["enorm2"]  # (n,) α_j²
-        col2 = (mod.weight.detach().double() ** 2).sum(0).cpu().numpy()  # (n,) ‖W[:, j]‖²
-        energy = 4.0 * col2 * np.asarray(mom["ex2"])  # Σ_i 4 W_ij² E x_j²
-        mask = np.zeros(n, dtype=bool)
-        mask[columns[name]] = True
-        num["a_out"] += m * a2[mask].sum()
-        num["a_non"] += m * a2[~mask].sum()
-        num["na_out"] += m * (n * a2[mask]).sum()
-        num["e_out"] += energy[mask].sum()
-        num["e_non"] += energy[~mask].sum()
-        n_out += m * int(mask.sum())
-        n_non += m * int((~mask).sum())
-    return {
-        "n_E_alpha2_outlier": num["na_out"] / n_out,
-        "alpha2_ratio": (num["a_out"] / n_out) / (num["a_non"] / n_non),
-        "energy_ratio": (num["e_out"] / n_out) / (num["e_non"] / n_non),
-    }
 
 
 def run(ctx: Context) -> None:
@@ -69,24 +23,14 @@ def run(ctx: Context) -> None:
     pool_out = sum(pool_sizes(ctx.layers, cols, "outlier").values())
     jobs = [(p, s, pool) for p in ctx.ps for s in range(ctx.seeds) for pool in ("outlier", "non")]
     for p, s, pool in ctx.bar(jobs, desc="leverage"):
-        key = f"leverage|{ctx.calibration}|p={p:g}|{pool}|seed={s}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        n = max(1, int(round(p * pool_out)))
-        fs = count_matched_flips(ctx.layers, n, columns=cols, pool=pool, seed=s)
-        rec = ctx.eval_perturbed(fs)
-        ctx.store.append(
-            {
-                "key": key,
-                "p": p,
-                "pool": pool,
-                "seed": s,
-                "n_flips": fs.count,
-                **rec,
-                "wall_s": time.perf_counter() - t0,
-            }
-        )
+
+        def measure(p=p, s=s, pool=pool) -> dict:
+            n = max(1, int(round(p * pool_out)))
+            fs = count_matched_flips(ctx.layers, n, columns=cols, pool=pool, seed=s)
+            rec = ctx.eval_perturbed(fs)
+            return {"p": p, "pool": pool, "seed": s, "n_flips": fs.count, **rec}
+
+        ctx.measure(f"leverage|{ctx.calibration}|p={p:g}|{pool}|seed={s}", measure)
 
 
 def _row(recs: list, p: float) -> dict:

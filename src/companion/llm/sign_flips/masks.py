@@ -75,7 +75,7 @@ class FlipSet:
         check_flips(layers, self)
         tot = 0.0
         for name, idx in self.indices.items():
-            w = layers[name].weight.detach().reshape(-1)[_as_index(idx, layers[name].weight)]
+            w = layers[name].weight.detach().reshape(-1)[as_index(idx, layers[name].weight)]
             tot += 4.0 * float((w.double() ** 2).sum())
         return tot
 
@@ -134,7 +134,7 @@ def check_columns(layers: dict, columns, pool: str) -> dict | None:
     return out
 
 
-def _as_index(idx, weight):
+def as_index(idx, weight):
     import torch
 
     return torch.as_tensor(idx, dtype=torch.long, device=weight.device)

@@ -10,7 +10,6 @@ author's Frobenius-rescaled flips in both pools. The summary is the per-seed rat
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -38,31 +37,21 @@ def run(ctx: Context) -> None:
     conds = CONDITIONS[2:] if proto == "overlap" else CONDITIONS
     jobs = [(s, pool, kind) for s in range(ctx.seeds) for pool, kind in conds]
     for s, pool, kind in ctx.bar(jobs, desc="outlier"):
-        key = f"outlier|{proto}|p={p:g}|{pool}|{kind}|seed={s}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        fs = bernoulli_flips(ctx.layers, p, seed=s, columns=cols, pool=pool)
-        scale = 1.0
-        if kind == "scaled_flip":
-            # the author's Frobenius matching: rescale ΔW to the norm of the all-entry flips
-            ref = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
-            scale = math.sqrt(ref.sq_norm(ctx.layers) / fs.sq_norm(ctx.layers))
-        rec = ctx.eval_perturbed(fs, kind, scale)
-        ctx.store.append(
-            {
-                "key": key,
-                "protocol": proto,
-                "p": p,
-                "pool": pool,
-                "kind": kind,
-                "seed": s,
-                "n_flips": fs.count,
-                "rescale": scale,
-                **rec,
-                "wall_s": time.perf_counter() - t0,
+
+        def measure(s=s, pool=pool, kind=kind) -> dict:
+            fs = bernoulli_flips(ctx.layers, p, seed=s, columns=cols, pool=pool)
+            scale = 1.0
+            if kind == "scaled_flip":
+                # the author's Frobenius matching: rescale ΔW to the norm of the all-entry flips
+                ref = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
+                scale = math.sqrt(ref.sq_norm(ctx.layers) / fs.sq_norm(ctx.layers))
+            rec = ctx.eval_perturbed(fs, kind, scale)
+            return {
+                **{"protocol": proto, "p": p, "pool": pool, "kind": kind, "seed": s},
+                **{"n_flips": fs.count, "rescale": scale, **rec},
             }
-        )
+
+        ctx.measure(f"outlier|{proto}|p={p:g}|{pool}|{kind}|seed={s}", measure)
 
 
 def _ratios(recs: list, by_key: dict) -> dict:

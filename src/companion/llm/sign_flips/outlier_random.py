@@ -10,7 +10,6 @@ author's rescaling to the all-entry flip norm, as in :mod:`~.outlier`.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -43,30 +42,21 @@ def run(ctx: Context) -> None:
     p = ctx.p
     jobs = [(s, pool, kind) for s in range(ctx.seeds) for pool, kind in CONDITIONS]
     for s, pool, kind in ctx.bar(jobs, desc="outlier-random"):
-        key = f"outlier_random|p={p:g}|{pool}|{kind}|seed={s}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        cols = _random_columns(ctx.layers, ctx.cfg.outlier_frac, seed=1000 + s)
-        fs = bernoulli_flips(ctx.layers, p, seed=s, columns=cols, pool=pool)
-        scale = 1.0
-        if kind == "scaled_flip":
-            ref = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
-            scale = math.sqrt(ref.sq_norm(ctx.layers) / fs.sq_norm(ctx.layers))
-        rec = ctx.eval_perturbed(fs, kind, scale)
-        ctx.store.append(
-            {
-                "key": key,
-                "p": p,
-                "pool": pool,
-                "kind": kind,
-                "seed": s,
-                "n_flips": fs.count,
-                "rescale": scale,
-                **rec,
-                "wall_s": time.perf_counter() - t0,
+
+        def measure(s=s, pool=pool, kind=kind) -> dict:
+            cols = _random_columns(ctx.layers, ctx.cfg.outlier_frac, seed=1000 + s)
+            fs = bernoulli_flips(ctx.layers, p, seed=s, columns=cols, pool=pool)
+            scale = 1.0
+            if kind == "scaled_flip":
+                ref = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
+                scale = math.sqrt(ref.sq_norm(ctx.layers) / fs.sq_norm(ctx.layers))
+            rec = ctx.eval_perturbed(fs, kind, scale)
+            return {
+                **{"p": p, "pool": pool, "kind": kind, "seed": s},
+                **{"n_flips": fs.count, "rescale": scale, **rec},
             }
-        )
+
+        ctx.measure(f"outlier_random|p={p:g}|{pool}|{kind}|seed={s}", measure)
 
 
 def summary(records: list, by_key: dict) -> dict:

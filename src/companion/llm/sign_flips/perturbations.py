@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 
 from companion._validate import check_choice, check_real
-from companion.llm.sign_flips.masks import FlipSet, _as_index, check_flips
+from companion.llm.sign_flips.masks import FlipSet, as_index, check_flips
 
 __all__ = ["KINDS", "perturbed"]
 
@@ -58,7 +58,7 @@ def _magnitude_all(w, idx, scale):
 
     W = w.data
     flat = W.view(-1)
-    t = _as_index(idx, w)
+    t = as_index(idx, w)
     delta = float(torch.sqrt(4.0 * (flat[t].double() ** 2).sum() / W.numel()))
 
     def shift(x, sgn):  # one elementwise recipe both ways
@@ -102,7 +102,7 @@ def _flip_norm_and_delta(W, idx):
     """‖ΔW_flip‖_F of the flip set and δ = that norm / √(mn) (float64)."""
     import torch
 
-    t = _as_index(idx, W)
+    t = as_index(idx, W)
     flipn = 2.0 * float(torch.sqrt((W.view(-1)[t].double() ** 2).sum()))
     return flipn, flipn / float(W.numel()) ** 0.5
 
@@ -180,7 +180,7 @@ KINDS = (
 def _perturb_local(w, idx, fn, scale):
     """Save the touched entries (the only copy made), write their new values; the undo."""
     flat = w.data.view(-1)
-    t = _as_index(idx, w)
+    t = as_index(idx, w)
     old = flat[t].clone()  # (k,)
     flat[t] = fn(old, scale)
     return lambda: flat.index_copy_(0, t, old)

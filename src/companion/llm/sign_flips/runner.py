@@ -17,15 +17,16 @@ from companion.llm._checks import (
     check_module,
     check_optional_str,
     check_path,
+    check_rates,
     check_tokenizer,
+    check_tokens,
     check_windows,
 )
-from companion.llm.sign_flips.activations import _check_tokens
 from companion.llm.sign_flips.context import Context, Experiment
 from companion.llm.sign_flips.experiments import EXPERIMENTS, format_summary, summarize
 from companion.llm.sign_flips.experiments import experiment as _experiment
 from companion.llm.sign_flips.layers import check_layer_name, default_target, linear_layers
-from companion.llm.sign_flips.setups import Setup, _check_rates, setup
+from companion.llm.sign_flips.setups import Setup, setup
 
 __all__ = [
     "Inputs",
@@ -76,7 +77,7 @@ class Options:
         if self.p is not None:
             check_real(self.p, "p", low=0.0, high=1.0, low_open=True)
         if self.ps is not None:
-            object.__setattr__(self, "ps", _check_rates(self.ps, "ps"))
+            object.__setattr__(self, "ps", check_rates(self.ps, "ps"))
         check_optional_str(self.layer, "layer")
         check_choice(self.calibration, "calibration", CALIBRATIONS)
         if self.setup is not None and not isinstance(self.setup, Setup):
@@ -107,7 +108,7 @@ class Inputs:
             if getattr(self, name) is not None:
                 check_windows(getattr(self, name), name, min_tokens=2)
         if self.device is not None:
-            from companion.llm.loading import check_device
+            from companion.llm.devices import check_device
 
             check_device(self.device)
 
@@ -274,9 +275,9 @@ def _windows(exp: Experiment, cfg: Setup, tokenizer, inputs: Inputs, calibration
                 source=cfg.source,
                 offset=int(windows.shape[0]),
             )
-        _check_tokens(calib, cfg.min_calib_tokens)
+        check_tokens(calib, cfg.min_calib_tokens)
     if "target" in exp.needs:
-        _check_tokens(windows, cfg.min_calib_tokens)
+        check_tokens(windows, cfg.min_calib_tokens)
     return windows, calib
 
 
@@ -375,7 +376,7 @@ def run_experiment(
 
 
 def _bar(it, desc):
-    from companion.llm.runs import progress
+    from companion.llm.progress import progress
 
     return progress(it, desc=desc)
 

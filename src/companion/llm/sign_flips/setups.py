@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from companion._validate import check_choice, check_int, check_real
+from companion.llm._checks import check_rates
 
 __all__ = ["PAPER", "SETUPS", "Setup", "setup"]
 
@@ -31,17 +32,6 @@ PAPER = {
     "column_flip_slope": 0.78,
     "baseline_ppl": 7.3828,
 }
-
-
-def _check_rates(ps, name: str) -> tuple:
-    """A non-empty sequence of flip rates in (0, 1]."""
-    if isinstance(ps, (str, bytes)) or not isinstance(ps, (tuple, list)):
-        raise TypeError(
-            f"`{name}` must be a sequence of flip rates in (0, 1]; got {type(ps).__name__}"
-        )
-    if not ps:
-        raise ValueError(f"`{name}` must hold at least one flip rate; got none")
-    return tuple(check_real(q, name, low=0.0, high=1.0, low_open=True) for q in ps)
 
 
 @dataclass(frozen=True)
@@ -89,7 +79,7 @@ class Setup:
         check_real(
             self.outlier_frac, "outlier_frac", low=0.0, high=1.0, low_open=True, high_open=True
         )
-        _check_rates(self.leverage_ps, "leverage_ps")
+        check_rates(self.leverage_ps, "leverage_ps")
 
 
 SETUPS = {

@@ -17,7 +17,6 @@ of the ratio to the flips' ΔNLL of the same seed.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -38,26 +37,16 @@ def run(ctx: Context) -> None:
     jobs = [(p, s, kind) for p in PS for s in range(ctx.seeds) for kind in KINDS]
     cache: dict = {}
     for p, s, kind in ctx.bar(jobs, desc="sign-vs-magnitude"):
-        key = f"svm|p={p:g}|{kind}|seed={s}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        if (p, s) not in cache:
-            cache.clear()
-            cache[p, s] = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
-        fs = cache[p, s]
-        rec = ctx.eval_perturbed(fs, kind)
-        ctx.store.append(
-            {
-                "key": key,
-                "p": p,
-                "kind": kind,
-                "seed": s,
-                "n_flips": fs.count,
-                **rec,
-                "wall_s": time.perf_counter() - t0,
-            }
-        )
+
+        def measure(p=p, s=s, kind=kind) -> dict:
+            if (p, s) not in cache:
+                cache.clear()
+                cache[p, s] = bernoulli_flips(ctx.layers, p, seed=s, pool="all")
+            fs = cache[p, s]
+            rec = ctx.eval_perturbed(fs, kind)
+            return {"p": p, "kind": kind, "seed": s, "n_flips": fs.count, **rec}
+
+        ctx.measure(f"svm|p={p:g}|{kind}|seed={s}", measure)
 
 
 def _mean_se(x) -> tuple[float, float]:

@@ -9,7 +9,6 @@ weights only (no text).
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -104,24 +103,17 @@ def table1_layer(name: str, weight, *, samples: int = 2000, rng=None) -> dict:
 def run(ctx: Context) -> None:
     names = evenly_spaced(list(ctx.layers), ctx.cfg.table1_layers)
     for i, name in enumerate(ctx.bar(names, desc="table1")):
-        key = f"table1|{name}"
-        if ctx.store.done(key):
-            continue
-        t0 = time.perf_counter()
-        rec = table1_layer(
-            name,
-            ctx.layers[name].weight,
-            samples=ctx.cfg.sphere_samples,
-            rng=np.random.default_rng([42, i]),
-        )
-        ctx.store.append(
-            {
-                "key": key,
-                **rec,
-                "index": list(ctx.layers).index(name),
-                "wall_s": time.perf_counter() - t0,
-            }
-        )
+
+        def measure(i=i, name=name) -> dict:
+            rec = table1_layer(
+                name,
+                ctx.layers[name].weight,
+                samples=ctx.cfg.sphere_samples,
+                rng=np.random.default_rng([42, i]),
+            )
+            return {**rec, "index": list(ctx.layers).index(name)}
+
+        ctx.measure(f"table1|{name}", measure)
 
 
 def summary(records: list, by_key: dict) -> dict:

@@ -1,7 +1,7 @@
 """Part II at scale: the dead direction in real transformers (``book/dead_directions/at_scale.md``).
 
 The chapter's sizes are here (the engine's tokens, window and depth are
-:func:`companion.llm.registry.preset`; which architectures are diagnosed at random init is
+:func:`llm.dead_directions.presets.preset`; which architectures are diagnosed at random init is
 here); the rest is split by job and re-exported: its records (``records``: read from the
 results written by ``companion run dead-directions``, or run now at ``full``/``smoke`` scale
 when missing), its figures (``figures``: drawn from the records, no model runs on a slider
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from companion.chapters import docname
-from companion.llm.registry import ScalePreset, preset
+from companion.llm.dead_directions.presets import ScalePreset, preset
 
 __all__ = [
     "SIZES",

@@ -28,7 +28,7 @@ from companion.chapters.dead_directions.at_scale.records import (
     whisper_records,
 )
 from companion.claims import Claim, Measurement, NotRun
-from companion.llm.registry import preset
+from companion.llm.dead_directions.presets import preset
 
 
 def _records(scale: str, full: bool) -> list[dict]:

@@ -1,17 +1,10 @@
-"""Notebook-aware progress bars for long runs; the result store lives in :mod:`companion.results`.
-
-``ResultStore``, ``settings_key`` and ``run_record`` are re-exported from
-:mod:`companion.results` (the one results module) so that ``companion.llm.runs`` keeps
-working for code written against it.
-"""
+"""Notebook-aware progress bars for long runs (the result store is :mod:`companion.results`)."""
 
 from __future__ import annotations
 
 import os
 
-from companion.results import ResultStore, run_record, settings_key
-
-__all__ = ["ResultStore", "settings_key", "progress", "run_record"]
+__all__ = ["progress"]
 
 
 def progress(iterable=None, **kw):
