@@ -74,7 +74,7 @@ def _lev_formula(scale: str = "cpu", full: bool = False) -> Measurement:
     return Measurement(
         value=m.value,
         stderr=m.stderr,
-        agrees=False,
+        agrees=m.agrees,
         reason=m.reason + ": the formula is first order in α and drops the ReLU correction "
         "of the delocalised reference flip; the exact arc-cosine kernel closes the gap "
         "(dong.leverage.post_relu)",
