@@ -40,7 +40,9 @@ def test_no_claim_types_its_status_in():
                         typed.append(f"{path.relative_to(SRC)}:{kw.value.lineno} {kw.arg}=")
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant):
                 if node.value.value in claims.STATUSES:
-                    typed.append(f"{path.relative_to(SRC)}:{node.lineno} return {node.value.value!r}")
+                    typed.append(
+                        f"{path.relative_to(SRC)}:{node.lineno} return {node.value.value!r}"
+                    )
     assert not typed, "typed-in statuses: " + "; ".join(typed)
 
 
@@ -67,8 +69,14 @@ def test_unresolved_needs_a_reason_and_counts_apart():
 
     with pytest.raises(ValueError, match="is unresolved"):
         claims.run(c)
-    ok = claims.Claim(**{**c.__dict__, "measure": lambda scale, full: claims.Measurement(
-        value=1.0, agrees=True, unresolved=True, reason="two hypotheses within 4 SE")})
+    ok = claims.Claim(
+        **{
+            **c.__dict__,
+            "measure": lambda scale, full: claims.Measurement(
+                value=1.0, agrees=True, unresolved=True, reason="two hypotheses within 4 SE"
+            ),
+        }
+    )
     r = claims.run(ok)
     assert r.status == "unresolved"
     assert claims.counts([r])["dong"]["unresolved"]["simulation"] == 1

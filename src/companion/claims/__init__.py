@@ -70,8 +70,11 @@ PROVENANCE = {
     "reconstruction": "our own re-derivation (not the paper's text)",
 }
 
-#: What kind of check a claim is. Only the last three face somebody else's number.
+#: What kind of check a claim is. Only the last three face somebody else's number; a
+#: ``derivation`` is no check at all (the mutation suite has nothing to kill there).
 EVIDENCE = {
+    "derivation": "a step true by construction, shown numerically: it cannot fail, so it is "
+    "never counted as a check",
     "identity": "an algebraic identity checked numerically (it faces no measurement)",
     "simulation": "Monte Carlo against a closed form, within 4 standard errors",
     "paper-number": "our measurement against a number the paper (or its README) states",
@@ -506,9 +509,8 @@ def run(
         )
     status = _status(m)
     if status in ("deviates", "unresolved") and not m.reason:
-        raise ValueError(
-            f"`reason` must be given when claim {c.id!r} {'deviates' if status == 'deviates' else 'is unresolved'}; got an empty string"
-        )
+        verb = "deviates" if status == "deviates" else "is unresolved"
+        raise ValueError(f"`reason` must be given when claim {c.id!r} {verb}; got an empty string")
     runtime = time.perf_counter() - t0
     ctl = _run_control(c, scale, full) if controls else {"control_status": "not-run"}
     if c.control is None:

@@ -34,6 +34,7 @@ _CONTROL = {
     "none": "— no honest control",
 }
 _EVIDENCE_LABEL = {
+    "derivation": "derivation",
     "identity": "identity",
     "simulation": "simulation",
     "paper-number": "paper number",

@@ -246,9 +246,7 @@ def _classifier(scale: str = "cpu", full: bool = False, swap: bool = False) -> M
 
     said = {id(r): verdict(r) for r in recs}
     right = [r for r in recs if said[id(r)] == label(r)]
-    wrong = [
-        f"{r['model']} ({r['init']}): {said[id(r)]}" for r in recs if said[id(r)] != label(r)
-    ]
+    wrong = [f"{r['model']} ({r['init']}): {said[id(r)]}" for r in recs if said[id(r)] != label(r)]
     return Measurement(
         value=f"{len(right)}/{len(recs)}",
         agrees=not wrong,
@@ -371,11 +369,14 @@ def _trained_deepening(scale: str = "cpu", full: bool = False) -> Measurement:
     lo, hi = _DEEPENING
     off = [m for m, x in ratios.items() if not lo <= x <= hi]
     if off:
-        reason = "the deepening is outside [10², 10⁴] in " + ", ".join(off) + ": " + "; ".join(parts)
+        reason = (
+            "the deepening is outside [10², 10⁴] in " + ", ".join(off) + ": " + "; ".join(parts)
+        )
     elif at_floor and not ratios:
         reason = (
             f"in all {len(pairs)} pairs ρ sits at the float32 rounding floor at one end or both ("
-            + "; ".join(parts) + "): no deepening is measurable from a float32 forward pass; "
+            + "; ".join(parts)
+            + "): no deepening is measurable from a float32 forward pass; "
             "a float64 forward pass of both checkpoints would resolve it"
         )
     elif at_floor:
@@ -606,9 +607,7 @@ def _trained_kernel_ln_control(scale: str = "cpu", full: bool = False) -> Measur
     rms = [r for r in trained(_stored(scale)).values() if r["norm_registry"] == "rmsnorm"]
     cases += [(f"{r['model']} (trained RMSNorm)", r) for r in rms]
     recs = {id(s): r for r in use.values() for _, s in _controls_of(r)}
-    said = {
-        n: verdict(recs[id(s)], stats=s) if id(s) in recs else verdict(s) for n, s in cases
-    }
+    said = {n: verdict(recs[id(s)], stats=s) if id(s) in recs else verdict(s) for n, s in cases}
     passed = [n for n, _ in cases if said[n] == "layernorm"]
     shuf = [s["cos"] for n, s in cases if "shuffled" in n]
     return Measurement(

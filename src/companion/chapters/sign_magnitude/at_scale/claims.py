@@ -443,7 +443,10 @@ def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
     if deviate:
         reason = (
             f"the seed-level ratio differs from n·E[α²] = {pred:.2f} by more than 4 SE at p = "
-            + ", ".join(f"{p:g}" for p in deviate) + " (" + "; ".join(parts) + ")"
+            + ", ".join(f"{p:g}" for p in deviate)
+            + " ("
+            + "; ".join(parts)
+            + ")"
         )
     elif open_:
         worst = min(abs(ds[p]["z_alt"]) for p in open_)

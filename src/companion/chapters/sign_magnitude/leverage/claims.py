@@ -90,13 +90,14 @@ CLAIMS = (
     Claim(
         id="dong.leverage.pre_relu",
         statement="Before ReLU, one sign flip on an input entry of amplitude α carries exactly "
-        "nα² times the energy of a flip on a delocalised entry (α² = 1/n), on every draw.",
+        "nα² times the energy of a flip on a delocalised entry (α² = 1/n), on every draw (true "
+        "by construction of paired draws, for any weight law: a derivation, not a check).",
         paper_value="R = nα² (leading order; 138.4 at α = 0.26, n = 2048)",
         method="paired draws of one Gaussian row, pre-activation energy (Δz)²",
         tolerance="equal to nα² within 1e-9 (relative)",
         provenance=("abstract", "author-code", "reconstruction"),
         measure=_lev_pre,
-        evidence="identity",
+        evidence="derivation",
         control=_lev_pre_control,
         control_method="the same identity on the post-ReLU energy, which is not nα²",
         **_COMMON,
