@@ -177,14 +177,15 @@ def _init_alignment_ln_control(scale: str = "cpu", full: bool = False) -> Measur
     return _alignment(scale, full, "rmsnorm")
 
 
-def _at_null(scale: str, full: bool, norm: str) -> Measurement:
-    recs, on = _claim_records(scale, full, kinds=("random",), norm=norm)
+def _at_null(scale: str, full: bool, norm: str, kind: str = "random") -> Measurement:
+    recs, on = _claim_records(scale, full, kinds=(kind,), norm=norm)
     at_null = [r for r in recs if r["cos"] <= r["null_q999"]]
     ok = len(at_null) == len(recs)
     return Measurement(
         value=f"{len(at_null)}/{len(recs)}",
         agrees=ok,
-        detail=f"{norm} architectures at random init ({_model_list(recs)}): |cos| at or below "
+        detail=f"{norm} architectures, {'random init' if kind == 'random' else 'trained'} "
+        f"({_model_list(recs)}): |cos| at or below "
         f"the random-direction null's 99.9% quantile for its d in {len(at_null)} of {len(recs)}",
         reason=""
         if ok
@@ -199,13 +200,17 @@ def _init_absent_rms(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _init_absent_rms_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    return _at_null(scale, full, "layernorm")
+    # trained RMSNorm checkpoints: a heterogeneous trained γ lets an RMSNorm's bottom direction
+    # lean towards γ⁻¹ (Gemma-3-270M: |cos| 0.85) with no kernel at all
+    return _at_null(scale, full, "rmsnorm", kind="trained")
 
 
-def _rms_mean_cos(scale: str = "cpu", full: bool = False, norm: str = "rmsnorm"):
+def _rms_mean_cos(
+    scale: str = "cpu", full: bool = False, norm: str = "rmsnorm", kind: str = "random"
+):
     from companion.theory.null_classifier import random_direction_null
 
-    recs, on = _claim_records(scale, full, kinds=("random",), norm=norm)
+    recs, on = _claim_records(scale, full, kinds=(kind,), norm=norm)
     mean = float(np.mean([r["cos"] for r in recs]))
     # the null's mean and SD of the mean over these widths: E|cos| and Var|cos| = 1/d - E²
     nulls = [random_direction_null(r["d"]) for r in recs]
@@ -224,7 +229,8 @@ def _rms_mean_cos(scale: str = "cpu", full: bool = False, norm: str = "rmsnorm")
         if ok
         else f"mean |cos| {mean:.4f} is {z:+.1f} SE from the null's "
         f"{null_mean:.4f} for these widths",
-        detail=f"{len(recs)} {norm} architectures at random init (d = {widths[0]}–{widths[-1]}): "
+        detail=f"{len(recs)} {norm} architectures, "
+        f"{'random init' if kind == 'random' else 'trained'} (d = {widths[0]}–{widths[-1]}): "
         f"mean |cos| {mean:.4f} against the random-direction null's mean {null_mean:.4f} ± "
         f"{null_se:.4f} for their widths (z = {z:+.2f}); the paper's ≈ 0.015 is the null's "
         "mean at d ≈ 2,800, so it fits other (wider) models",
@@ -234,7 +240,7 @@ def _rms_mean_cos(scale: str = "cpu", full: bool = False, norm: str = "rmsnorm")
 
 
 def _rms_mean_cos_control(scale: str = "cpu", full: bool = False):
-    return _rms_mean_cos(scale, full, norm="layernorm")
+    return _rms_mean_cos(scale, full, norm="rmsnorm", kind="trained")
 
 
 def _classifier(scale: str = "cpu", full: bool = False, swap: bool = False) -> Measurement:
@@ -736,7 +742,9 @@ CLAIMS = (
         tolerance="|cos| at or below the null's 99.9% quantile for its d, every model",
         measure=_init_absent_rms,
         control=_init_absent_rms_control,
-        control_method="the same test on the LayerNorm architectures (|cos| = 1)",
+        control_method="the same test on the trained RMSNorm checkpoints (SmolLM2-135M-Instruct, "
+        "Gemma-3-270M), whose heterogeneous γ lets the bottom direction lean towards γ⁻¹ "
+        "without any kernel (Gemma: |cos| 0.85)",
         models=_models("rmsnorm"),
         evidence="model",
         **_COMMON,
@@ -754,7 +762,8 @@ CLAIMS = (
         "nor the paper's 0.015",
         measure=_rms_mean_cos,
         control=_rms_mean_cos_control,
-        control_method="the same comparison on the LayerNorm architectures",
+        control_method="the same comparison on the trained RMSNorm checkpoints (SmolLM2-135M-"
+        "Instruct, Gemma-3-270M): a trained γ moves |cos| off the null without a kernel",
         models=_models("rmsnorm"),
         evidence="model",
         **_COMMON,
