@@ -46,7 +46,8 @@ _BANNED = [re.compile(b, re.IGNORECASE) for b in BANNED]
 _KINDS = r"(?:Theorem|Definition|Lemma|Corollary|Proposition|Exercise|Figure|Table|Equation)"
 _EMPTY_REF = re.compile(r"\b" + _KINDS + r"\s*(?=[,;)\]]|$)")
 _BARE_KIND = re.compile(_KINDS + r"\s*")
-_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$|\|\s*:?-{3,}:?\s*\|")
+# a row "| a | b |" of two or more cells ("|cos|", "|x| and |y|" are math), or a rule "|---|"
+_MD_TABLE = re.compile(r"^\s*\| (?:[^|\n]*\|){2,}\s*$|\|\s*:?-{3,}:?\s*\|")
 
 #: At-scale pages (their docnames end with this) must read as lectures: under about
 #: 12,000 px at 1400 px (issue 19); the estimate below is a proxy for the measured height.
@@ -77,7 +78,7 @@ def _reader_tree(html: str):
     return soup
 
 
-def _texts(soup, *, code: bool):
+def _texts(soup, *, code: bool, cells: bool = True):
     """The text blocks of ``soup``: paragraphs, list items, table cells, output text; with
     ``code`` False, code cells' inputs are left out."""
     if not code:
@@ -85,7 +86,8 @@ def _texts(soup, *, code: bool):
         for el in soup.select(".cell_input, div.highlight, pre.literal-block"):
             if not el.find_parent(class_="cell_output"):
                 el.decompose()
-    for el in soup.find_all(["p", "li", "td", "th", "caption", "pre", "h1", "h2", "h3", "dt"]):
+    tags = ["p", "li", "caption", "pre", "h1", "h2", "h3", "dt"] + ["td", "th"] * cells
+    for el in soup.find_all(tags):
         if el.find(["p", "li", "pre"]):
             continue  # its blocks are visited on their own
         yield el.get_text(" ", strip=False)
@@ -96,8 +98,10 @@ def page_problems(html: str, *, pagename: str = "") -> list[str]:
 
     Examples
     --------
-    >>> page_problems("<p>| stack | N |</p><p>|---|---|</p>")[0]
-    "raw Markdown table: '| stack | N |'"
+    >>> page_problems("<p>| stack | N | d |</p><p>|---|---|---|</p>")[0]
+    "raw Markdown table: '| stack | N | d |'"
+    >>> page_problems("<table><tr><th>|cos(u, v)|</th></tr></table><p>|x| and |y|</p>")
+    []
     >>> page_problems('<p>(Theorem , item 1) as <a class="reference">Definition </a> says.</p>')
     ["cross-reference without its number: link 'Definition'", "cross-reference without its number: '(Theorem , item 1) as Definition says.'"]
     >>> page_problems("<p>What changed in this version: more.</p>")
@@ -107,7 +111,7 @@ def page_problems(html: str, *, pagename: str = "") -> list[str]:
     """  # noqa: E501
     soup = _reader_tree(html)
     out = []
-    for text in _texts(soup, code=True):
+    for text in _texts(soup, code=True, cells=False):
         for line in text.splitlines():
             if _MD_TABLE.search(line):
                 out.append(f"raw Markdown table: {line.strip()[:80]!r}")
