@@ -243,14 +243,15 @@ def update(
 
 
 def explore() -> Explore:
-    """T1's Explore figure: activation precision x gamma spread precomputed in full, the
-    other six controls one at a time."""
+    """T1's Explore figure: activation precision x width d precomputed in full (bfloat16 stays
+    chosen while d moves; d = 256 at N/d = 16 is the precision ladder of the page), the other
+    six controls one at a time."""
     c = control
     controls = {
         "precision": c("float64", options=PRECISIONS_SWEEP, label="activations"),
         "sigma": c(1.0, 0.0, 3.0, 0.1, label="γ spread σ", values=(0.0, 0.5, 1.0, 2.0, 3.0)),
-        "d": c(64, 8, 128, 8, label="width d", values=(16, 32, 64, 128)),
-        "n_ratio": c(8, 1, 16, 1, label="N / d", values=(1, 2, 4, 8, 16)),
+        "d": c(64, 16, 256, 16, label="width d", values=(16, 32, 64, 128, 256)),
+        "n_ratio": c(16, 1, 16, 1, label="N / d", values=(1, 2, 4, 8, 16)),
         "signs": c(True, options=(("yes", True), ("no", False)), label="random signs"),
         "beta": c(1.0, 0.0, 5.0, 0.1, label="β scale", values=(0.0, 1.0, 5.0)),
         "eps": c(1e-5, 1e-6, 1.0, log=True, label="ε", values=(1e-6, 1e-5, 1e-3, 1e-1, 1.0)),
@@ -260,7 +261,7 @@ def explore() -> Explore:
         draw,
         controls,
         update=update,
-        grid=("precision", "sigma"),
+        grid=("precision", "d"),
         figsize=(8, 4.4),
     )
 

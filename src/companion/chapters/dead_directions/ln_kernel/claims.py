@@ -80,8 +80,8 @@ def _bf16(scale: str, norm: str) -> Measurement:
         f"floor × 100 = {bf.threshold_layernorm:.1e}"
         + (
             ": the kernel is still exact to bf16 precision while |cos| is destroyed (another "
-            "bf16 test, with another seed, gave |cos| = 0.42: how far it falls depends on how close the bulk's "
-            "smallest eigenvalues come to the rounding floor)"
+            "bf16 test, with another seed, gave |cos| = 0.42: how far it falls depends on how "
+            "close the bulk's smallest eigenvalues come to the rounding floor)"
             if norm == "layernorm"
             else ""
         ),
