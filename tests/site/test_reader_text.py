@@ -74,6 +74,15 @@ def test_words_meant_for_the_builder_fail(html):
     assert any("meant for the builder" in p for p in rt.page_problems(html)), html
 
 
+def test_a_run_command_is_allowed_only_on_the_pages_about_running():
+    cmd = OLD_BUILDER[5]
+    assert rt.page_problems(cmd, pagename="book/results_full_scale") == []
+    assert rt.page_problems(cmd, pagename="book/ledger") == []
+    assert rt.page_problems(cmd, pagename="book/dead_directions/at_scale")
+    # the other builder words are not allowed there either
+    assert rt.page_problems(OLD_BUILDER[0], pagename="book/results_full_scale")
+
+
 def test_the_folded_reproduce_box_and_code_inputs_may_hold_commands():
     from companion.reproduce import reproduce_box
 

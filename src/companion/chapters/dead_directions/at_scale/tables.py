@@ -44,7 +44,9 @@ def registry_table() -> Table:
         "Parameter counts are approximate counts of the real checkpoints. Every model loads at "
         "random init from its config (init='random'), offline."
     )
-    return table(rows, notes=notes)
+    n_here = sum(r["trained weights here"] == "yes" for r in rows)
+    fold = f"The registry: {len(rows)} models, {n_here} with trained weights here (show)"
+    return table(rows, notes=notes, fold=fold)
 
 
 def _commands(recs) -> str:
@@ -91,7 +93,8 @@ def random_init_table(rand: dict) -> Table:
         for name, r in rand.items()
     ]
     fmt = {"|cos|": "{:.4f}", "null q99.9": "{:.4f}", "v*ᵀCv*/λ_max": "{:.2e}"}
-    return table(rows, formats=fmt, notes=_commands(rand.values()))
+    fold = f"Every architecture's diagnosis at random initialisation: {len(rows)} models (show)"
+    return table(rows, formats=fmt, notes=_commands(rand.values()), fold=fold)
 
 
 def confusion_table(recs) -> Table:
