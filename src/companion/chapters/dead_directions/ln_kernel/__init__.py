@@ -147,7 +147,7 @@ def draw(
     (dots,) = ax1.semilogy(
         [1], [1], ".", ms=4, color=COLORS["grey"], label="eigenvalues of C / λ_max"
     )
-    ray = ax1.axhline(1, color=COLORS["sim"], lw=2, label="v*ᵀCv*/λ_max (value on the line)")
+    ray = ax1.axhline(1, color=COLORS["sim"], lw=2, label="|v*ᵀCv*|/λ_max (value on the line)")
     ray_value = ax1.text(
         0.98,
         1,
@@ -218,7 +218,8 @@ def update(
     state.dots.set_data(np.arange(1, d + 1), view.lam)
     level = max(abs(rep.rayleigh), _TINY)
     state.ray.set_ydata([level] * 2)
-    state.ray_value.set(y=level, text=f"{rep.rayleigh:.1e}")
+    # a log axis shows sizes: the value is |v*ᵀCv*| (in fp64 its sign is rounding noise)
+    state.ray_value.set(y=level, text=f"{abs(rep.rayleigh):.1e}")
     state.floor.set_ydata([view.floor] * 2)
     ax1.set_title(f"N = {rep.n_samples}, d = {d}, {precision} activations")
     unique = view.u is not None
