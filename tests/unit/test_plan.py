@@ -11,6 +11,7 @@ import pytest
 
 from companion.cli import main
 from companion.llm import plan as pl
+from companion.llm import plan_run
 from companion.llm.costs import dead_directions_cost, device_for, weights_gb
 from companion.llm.registry import get_spec
 from companion.llm.runtime import read_runtime
@@ -77,6 +78,12 @@ def test_precision_dead_directions_float32_sign_flips_half_on_a_gpu():
     assert {s.dtype for s in smoke} == {"float32"}
 
 
+def test_smoke_scale_needs_no_hub_and_fits_a_cpu():
+    cpu = replace(read_runtime(probe_hub=False), device=device_for(None, 24.0))
+    steps = pl.plan("smoke", runtime=cpu)
+    assert steps and all(s.fits for s in steps), [s.reason for s in steps if not s.fits]
+
+
 def test_no_gpu_plans_nothing_at_full_scale():
     cpu = replace(read_runtime(probe_hub=False), device=device_for(None, 24.0))
     steps = pl.plan("full", runtime=cpu)
@@ -140,7 +147,7 @@ def test_run_what_fits_goes_on_after_a_failure(monkeypatch):
         if step is steps[0]:
             raise RuntimeError("CUDA out of memory.\nTried to allocate ...")
 
-    monkeypatch.setattr(pl, "_run_step", fake)
+    monkeypatch.setattr(plan_run, "_run_step", fake)
     lines = []
     outcomes = pl.run_what_fits(steps, "smoke", echo=lines.append)
     assert [o[1] for o in outcomes] == ["failed", "done", "not run"]

@@ -35,11 +35,15 @@ from dataclasses import asdict, dataclass, replace
 
 from companion._validate import check_choice
 from companion.llm.costs import device_for
-from companion.llm.runtime import Runtime
+from companion.llm.runtime import Runtime, read_runtime
 
 __all__ = [
+    "chapter_plan",
+    "planned_scale",
+    "read_runtime",
     "PARTS",
     "SIGN_FLIP_MODEL",
+    "SMOKE_NOTE",
     "Step",
     "colab_runtime",
     "format_plan",
@@ -55,7 +59,7 @@ PARTS = ("dead-directions", "sign-flips")
 SIGN_FLIP_MODEL = {"cpu": "smollm2-135m", "full": "tinyllama-1.1b", "smoke": "tinyllama-1.1b"}
 #: Hub repositories that ask each user to accept a licence before they download.
 GATED = ("google/gemma", "mistralai/")
-_SMOKE = dict(memory_gb=0.6, host_gb=1.5, minutes=0.1)  # width ≤ 32, one block
+_SMOKE = dict(memory_gb=0.6, host_gb=1.5, minutes=0.1, download_gb=0.0)  # width ≤ 32, one block
 
 
 def _smoke(cost):
@@ -90,9 +94,16 @@ def colab_runtime(gpu: str = "T4") -> Runtime:
     do), 100 GB of disk."""
     check_choice(gpu, "gpu", ("T4", "A100"))
     memory, ram = {"T4": (15.0, 12.7), "A100": (40.0, 83.5)}[gpu]
-    return Runtime(device_for(f"Colab {gpu}", memory), True, ram, 100.0, 2, True, "", False)
+    return Runtime(
+        device_for(gpu, memory), True, ram, 100.0, 2, True, "", False, f"A Colab {gpu} runtime"
+    )
 
 
+#: What a smoke run shows (tiny random builds of the real architectures).
+SMOKE_NOTE = (
+    "A smoke run checks that the code path runs, on tiny random builds of the architectures; "
+    "its numbers test nothing the papers claim."
+)
 #: The reason of every full-scale step on a runtime without a GPU.
 NO_GPU = "full scale needs a GPU and this runtime has none"
 _ALSO = "; also "
@@ -107,9 +118,10 @@ def _gated(spec) -> bool:
     return bool(spec.hub_id) and spec.hub_id.startswith(GATED)
 
 
-def _needs_hub(spec, init: str, runtime: Runtime) -> bool:
-    """A trained hub checkpoint, or (random init) the hub tokenizer when the hub is usable."""
-    return spec.source == "hub" and (init == "trained" or runtime.hub)
+def _needs_hub(spec, init: str, runtime: Runtime, scale: str) -> bool:
+    """A trained hub checkpoint, or (random init) the hub tokenizer when the hub is usable;
+    never at smoke scale (tiny random builds, MiniLM's tokenizer)."""
+    return scale != "smoke" and spec.source == "hub" and (init == "trained" or runtime.hub)
 
 
 def _reason(spec, init, dtype, cost, alt_memory, runtime, scale) -> str:
@@ -138,12 +150,12 @@ def _reason(spec, init, dtype, cost, alt_memory, runtime, scale) -> str:
             f"{name}'s checkpoint takes ~{cost.download_gb:.0f} GB of disk; "
             f"{runtime.disk_free_gb:.0f} GB are free"
         )
-    if spec.source == "hub" and init == "trained" and not runtime.hub:
+    if _needs_hub(spec, init, runtime, scale) and init == "trained" and not runtime.hub:
         out.append(
             f"its trained weights are on the Hugging Face hub, which is not usable here "
             f"({runtime.hub_reason})"
         )
-    if _needs_hub(spec, init, runtime) and _gated(spec) and not runtime.token:
+    if _needs_hub(spec, init, runtime, scale) and _gated(spec) and not runtime.token:
         out.append(
             f"{spec.hub_id} is gated: accept its licence at https://huggingface.co/"
             f"{spec.hub_id} while logged in, then set HF_TOKEN (on Colab: Secrets, the key "
@@ -294,7 +306,6 @@ def plan(
     ValueError
         An unknown scale, part or model.
     """
-    from companion.llm.runtime import read_runtime
     from companion.scale import check_scale
 
     check_scale(scale)
@@ -309,6 +320,22 @@ def plan(
     if "sign-flips" in parts:
         steps += _sign_flip_steps(scale, runtime, sign_flip_model)
     return steps
+
+
+def planned_scale(scale: str) -> str:
+    """The scale a chapter's plan is for: ``scale``, except ``"full"`` at CPU scale (the
+    page built without a GPU shows what a Colab T4 would run)."""
+    from companion.scale import check_scale
+
+    return "full" if check_scale(scale) == "cpu" else scale
+
+
+def chapter_plan(scale: str, part: str, **sizes) -> tuple[list[Step], Runtime]:
+    """``(steps, runtime)`` of an at-scale chapter's first cell: at CPU scale the full-scale
+    plan for a Colab T4 (:func:`colab_runtime`), else the plan of ``scale`` for this
+    runtime; ``sizes`` are :func:`plan`'s (the chapter's ``SIZES[planned_scale(scale)]``)."""
+    runtime = colab_runtime("T4") if planned_scale(scale) != scale else read_runtime()
+    return plan(planned_scale(scale), runtime=runtime, parts=(part,), **sizes), runtime
 
 
 def _total(steps) -> str:
@@ -380,79 +407,10 @@ def plan_html(steps: list[Step], runtime: Runtime, caption: str = ""):
     cols = ["experiment", "model", "init", "dtype", "GPU GB", "host GB", "minutes", "fits"]
     numeric = [False] * 4 + [True] * 3 + [False]
     note = f"{escape(runtime.describe())}. {escape(_total(steps))}."
+    if steps and steps[0].command.split("--scale ")[1].startswith("smoke"):
+        note += f" {SMOKE_NOTE}"
     return HTML(html_table(cols, rows, numeric=numeric, caption=caption or note))
 
 
-def _free_memory() -> None:
-    import gc
-    import sys
-
-    gc.collect()
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        torch.cuda.empty_cache()
-
-
-def _run_step(step: Step, scale: str, out) -> None:
-    if step.experiment == "dead-directions":
-        from companion.llm.dead_directions import run_dead_directions
-
-        run_dead_directions(
-            step.model,
-            init=step.init,
-            scale=scale,
-            out=out,
-            resume=True,
-            show_progress=False,
-            command=step.command,
-        )
-    else:
-        from companion.llm.sign_flips import run_experiment
-
-        name = step.experiment.removeprefix("sign-flips ")
-        run_experiment(
-            name,
-            step.model,
-            scale=scale,
-            out=out,
-            resume=True,
-            progress=False,
-            command=step.command,
-        )
-
-
-def run_what_fits(steps: list[Step], scale: str, *, out=None, echo=print) -> list[tuple]:
-    """Run every step that fits, one at a time (one model in memory), resumably: a step
-    already stored is skipped, a failure is reported in one line and the next step runs.
-
-    Returns ``[(step, status, detail)]`` with status ``"done"``, ``"not run"`` (it does not
-    fit: ``detail`` says why) or ``"failed"`` (``detail``: the error's first line). At CPU
-    scale nothing runs (the records ship with the package) and nothing is printed.
-    """
-    import time
-
-    from companion.scale import check_scale
-
-    check_scale(scale)
-    if scale == "cpu":
-        return []
-    outcomes = []
-    for step in steps:
-        if not step.fits:
-            outcomes.append((step, "not run", step.reason))
-            echo(f"not run: {step.label}: {step.reason}")
-            continue
-        t0 = time.perf_counter()
-        try:
-            _run_step(step, scale, out)
-        except Exception as err:  # one line, and the next step goes on
-            first = (str(err).strip().splitlines() or [""])[0]
-            outcomes.append((step, "failed", f"{type(err).__name__}: {first}"))
-            echo(f"failed: {step.label}: {type(err).__name__}: {first}")
-        else:
-            minutes = (time.perf_counter() - t0) / 60
-            outcomes.append((step, "done", f"{minutes:.1f} min"))
-            echo(f"done: {step.label} in {minutes:.1f} min")
-        finally:
-            _free_memory()
-    return outcomes
+# the runner, re-exported here: a chapter's first cell calls plan.run_what_fits
+from companion.llm.plan_run import run_what_fits  # noqa: E402

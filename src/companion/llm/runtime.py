@@ -40,9 +40,17 @@ class Runtime:
     hub: bool
     hub_reason: str
     token: bool
+    label: str = ""  # a named runtime (``plan.colab_runtime``): described by its name
 
     def describe(self) -> str:
         """One line: the device, host memory, disk, hub and token."""
+        if self.label:
+            tok = "with" if self.token else "without"
+            return (
+                f"{self.label}: GPU with {self.device.memory_gb:.0f} GB, host memory "
+                f"{self.ram_gb:.1f} GB, {'the' if self.hub else 'no'} Hugging Face hub, "
+                f"{tok} HF_TOKEN"
+            )
         if self.device.is_gpu:
             how = "given" if self.gpu_given else "read by torch"
             name = "" if self.device.name == "GPU" else f" {self.device.name}"
