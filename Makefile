@@ -35,7 +35,8 @@ export PYTHONHASHSEED := 0
 # they give (a 48x48 eigh took 42 ms instead of < 1 ms under load). bench/ scripts do not inherit it.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts espeak-ng
+.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts espeak-ng \
+	colab-rehearsal
 
 venv: $(STAMP)
 
@@ -106,6 +107,14 @@ sync: $(STAMP)
 	$(PY) -m companion.site.colab
 	$(PY) -m companion.site.cells
 	$(VENV)/bin/jupytext --sync $$(grep -l '^kernelspec:' -r book --include='*.md')
+
+# A researcher's Colab path, rehearsed outside the checkout (tools/colab_rehearsal.py): a clean
+# venv with Colab's base packages (torch, ipywidgets 7.7.1), the wheel built from git+file://
+# with build isolation, both at-scale notebooks executed at smoke scale from a scratch folder
+# with a stand-in google.colab (their setup cells install the package and the model packages),
+# the claims' statuses compared with the checkout's, the full-scale plans for 15 and 40 GB.
+colab-rehearsal: $(STAMP) espeak-ng
+	$(PYTHON) tools/colab_rehearsal.py --reference $(PY) --torch "$(TORCH_SPEC)"
 
 clean:
 	rm -rf _build

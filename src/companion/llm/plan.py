@@ -393,19 +393,21 @@ def plan_html(steps: list[Step], runtime: Runtime, caption: str = ""):
 
     rows = [
         [
-            escape(s.experiment),
+            escape(s.experiment.removeprefix("sign-flips ")),
             escape(s.model),
             s.init,
             s.dtype,
             f"{s.est_memory_gb:.1f}",
             f"{s.est_host_gb:.1f}",
-            f"{s.est_minutes:.0f}",
+            f"{s.est_minutes:.1f}",
             "yes" if s.fits else escape(f"no: {s.reason}"),
         ]
         for s in steps
     ]
     cols = ["experiment", "model", "init", "dtype", "GPU GB", "host GB", "minutes", "fits"]
     numeric = [False] * 4 + [True] * 3 + [False]
+    if len({r[0] for r in rows}) == 1:  # one experiment (Part II): the column says nothing
+        rows, cols, numeric = [r[1:] for r in rows], cols[1:], numeric[1:]
     note = f"{escape(runtime.describe())}. {escape(_total(steps))}."
     if steps and steps[0].command.split("--scale ")[1].startswith("smoke"):
         note += f" {SMOKE_NOTE}"
