@@ -37,7 +37,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ("book/sign_magnitude/at_scale.ipynb", "book/dead_directions/at_scale.ipynb")
-COLAB_BASE = ("ipywidgets==7.7.1", "ipykernel>=6.29,<7", "jupytext==1.19.6", "nbconvert>=7")
+COLAB_BASE = (
+    "numpy==2.0.2",
+    "ipywidgets==7.7.1",
+    "ipykernel>=6.29,<7",
+    "jupytext==1.19.6",
+    "nbconvert>=7",
+)
 PLANS = ((15.0, 12.7), (40.0, 83.5))  # (GPU GB, host GB): a Colab T4 and an A100
 _STANDIN = '''"""A stand-in for Colab's module (the rehearsal): the cells test its presence."""
 '''
