@@ -31,7 +31,17 @@ import time
 
 import numpy as np
 
-__all__ = ["WALK_MODELS", "DEFAULT_TS", "capture_head", "walk_head", "run_walk", "load_walk"]
+__all__ = [
+    "WALK_MODELS",
+    "DEFAULT_TS",
+    "capture_head",
+    "walk_head",
+    "run_walk",
+    "load_walk",
+    "results_path",
+    "summary",
+    "run_cli",
+]
 
 #: The offline trained models the walk applies to (LayerNorm first; RMSNorm = control).
 WALK_MODELS = ("whisper-base-decoder", "smollm2-135m")
