@@ -189,11 +189,13 @@ def kfac_rows(recs: dict) -> list[dict]:
     for model, rec in recs.items():
         k = rec["kfac_dead"]
         ratios = [r["kfac_uncentred"] / r["true"] for r in rec["kfac_random"]]
+        ref = rec["curves"]["random_0"]["fisher"][0]
         rows.append(
             {
                 "model": _display(model),
                 "c = ⟨γ⁻¹, β⟩/‖γ⁻¹‖": rec["c"],
                 "true Fisher along u v*ᵀ": k["true"],
+                "true / F(random direction)": k["true"] / ref,
                 "K-FAC, centred A": k["kfac_centred"],
                 "K-FAC, uncentred A": k["kfac_uncentred"],
                 "K-FAC / true, random u aᵀ (median)": float(np.median(ratios)),

@@ -34,8 +34,8 @@ def framework_figure(n: int, seed: int = 0):
     legend(a, fontsize=7)
     tb = np.logspace(-5, 0, 21)
     cases = (
-        ("through LN, eps = 0", dict(eps=0.0), COLORS["theory"], "-"),
-        ("through LN, eps = 1e-6", dict(eps=1e-6), COLORS["sim"], "--"),
+        ("through LN, ε = 0", dict(eps=0.0), COLORS["theory"], "-"),
+        ("through LN, ε = 1e-6", dict(eps=1e-6), COLORS["sim"], "--"),
         ("no norm", dict(norm=False), COLORS["grey"], ":"),
     )
     for lab, kw, col, ls in cases:
@@ -43,7 +43,8 @@ def framework_figure(n: int, seed: int = 0):
         b.semilogx(tb, fd.local_slopes(tb, m), ls, color=col, lw=2, label=lab)
     b.axvline(lb.crossover_t(2, 1e-6, 1.0), color=COLORS["grey"], lw=0.8)
     b.set(xlabel="t", ylabel="local slope of E[o(t)²]", ylim=(0, 7))
-    b.set_title("LN bracket: 2 k_post vs 2 (k_pre + k_post)")
+    b.text(0.03, 0.55, r"$k_\mathrm{pre} = 2,\ k_\mathrm{post} = 1$", transform=b.transAxes)
+    b.set_title(r"LN bracket: $2k_\mathrm{post}$ vs $2(k_\mathrm{pre} + k_\mathrm{post})$")
     legend(b, fontsize=7)
     tf = np.logspace(-5, 4, 19)
     coef = (1e-6, 1.0, 1e-4)  # (b0², b1², b2²) of the toy with b = (1e-3, 1, 1e-2)
