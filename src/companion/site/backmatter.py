@@ -170,6 +170,13 @@ SEMINAR = (
         "width d and activations: the null against the kernel",
     ),
     Stop(
+        "book/dead_directions/walk",
+        0,
+        "Reading: it walks the K-FAC chapter's flat curve on a trained Whisper decoder and "
+        "derives the framework underneath (Fisher decay, the LayerNorm bracket); it builds "
+        "on the K-FAC lift, which is itself set as reading.",
+    ),
+    Stop(
         "book/dead_directions/at_scale",
         4,
         "The diagnostic on real checkpoints: one forward pass per model, from the shipped "
