@@ -176,7 +176,7 @@ def fisher_rows(recs: dict) -> list[dict]:
                     "F(t = 1e-4) / F(random)": F / ref,
                     "k̂ = 1 + slope/2": "– (F at the float64 floor)"
                     if exact_floor or c["k_hat"] is None
-                    else f"{c['k_hat']:.4f} ± {c['k_hat_se']:.4f}",
+                    else f"{c['k_hat']:.5f} ± {c['k_hat_se']:.1g}",
                 }
             )
     return rows
@@ -223,7 +223,7 @@ def _nll_panel(ax, scale, **_):
         (lines[direction],) = ax.loglog(rec["ts"], y, marker=mk, ms=4, color=col, label=direction)
     ax.axhline(_FLOOR, color=COLORS["grey"], lw=0.8, ls=":")
     ax.set(xlabel="t (step along the direction)", ylabel="|ΔNLL| (nats per token)")
-    ax.set_ylim(_FLOOR / 10, 1e2)
+    ax.set_ylim(_FLOOR / 10, 1e5)
     ax.minorticks_off()
     ax.grid(alpha=0.3)
     legend(ax, fontsize=7)
