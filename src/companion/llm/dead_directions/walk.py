@@ -246,6 +246,10 @@ def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
             put("random_square", hw.walk("square", ts, R=R))
         a = g.standard_normal(d)
         kfac_random.append(hw.kfac_vs_fisher(g.standard_normal(V), a / np.linalg.norm(a)))
+    floor = 1e-20 * curves["random_0"]["fisher"][0]  # float64 can say no more than this
+    for c in curves.values():
+        if max(c["fisher"]) <= floor:  # a flat curve has no finite order: no slope to read
+            c["k_hat"] = c["k_hat_se"] = None
     y = hw.y()
     reads = y @ v
     return {
