@@ -19,8 +19,8 @@ Per model, along ``ts`` (several orders of magnitude):
 Each curve records the mean NLL, the directional Fisher from the model's own predictive
 distribution and the mean KL from the start; plus K-FAC (centred and uncentred ``A``)
 against the true Fisher along ``u v*^T`` (``u = W w``) and along random rank-one
-directions. Records go to ``walk/walk.jsonl`` in the results root
-(:mod:`companion.results`), one per model and settings, resumable.
+directions. Records go to ``walk/walk.jsonl`` in the results root (``walk_<scale>/`` off
+the CPU scale; :mod:`companion.results`), one per model and settings, resumable.
 """
 
 from __future__ import annotations
@@ -270,9 +270,16 @@ def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
     }
 
 
-def results_path(out: str | None = None) -> str:
-    """``walk/walk.jsonl`` under ``out`` (default: the results root, the copy written here
-    if there is one)."""
+def _folder(scale: str) -> str:
+    from companion.llm.registry import preset
+
+    preset(scale)  # checks `scale`
+    return "walk" if scale == "cpu" else f"walk_{scale}"
+
+
+def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
+    """``walk.jsonl`` under ``out`` (default: the results root's ``walk`` folder for the CPU
+    scale, ``walk_<scale>`` otherwise; the copy written here if there is one)."""
     import os
 
     from companion.llm._checks import check_path
@@ -280,15 +287,15 @@ def results_path(out: str | None = None) -> str:
     if check_path(out, "out") is None:
         from companion.results import locate
 
-        return str(locate("walk", "walk.jsonl"))
+        return str(locate(_folder(scale), "walk.jsonl"))
     return os.path.join(out, "walk.jsonl")
 
 
-def load_walk(out: str | None = None) -> list[dict]:
-    """Every walk record (empty when none is stored)."""
+def load_walk(out: str | None = None, *, scale: str = "cpu") -> list[dict]:
+    """Every walk record of ``scale`` (empty when none is stored)."""
     from companion.results import ResultStore
 
-    return ResultStore(results_path(out)).records()
+    return ResultStore(results_path(out, scale=scale)).records()
 
 
 def run_walk(
@@ -310,7 +317,7 @@ def run_walk(
     settings = _settings(name, scale=scale, tokens=tokens, n_random=n_random, seed=seed, ts=ts)
     resume = check_bool(resume, "resume")
     if out is None:
-        out = str(experiment_dir("walk", write=True))
+        out = str(experiment_dir(_folder(scale), write=True))
     store = ResultStore(results_path(out))
 
     def measure():

@@ -83,7 +83,7 @@ def _load(path: str, mtime: float) -> tuple:
 def _stored(scale: str) -> list[dict]:
     from companion.llm.dead_directions.walk import results_path
 
-    path = Path(results_path())
+    path = Path(results_path(scale=scale))
     if not path.exists():
         return []
     return [r for r in _load(str(path), path.stat().st_mtime) if r["settings"]["scale"] == scale]
@@ -109,7 +109,7 @@ def records(scale: str = "cpu") -> dict:
     missing = [m for m in want if m not in have]
     if missing:
         raise FileNotFoundError(
-            f"no {scale}-scale walk record of {', '.join(missing)} in walk/walk.jsonl; run "
+            f"no {scale}-scale walk record of {', '.join(missing)} in the results root; run "
             f"`{commands(scale)}`"
         )
     return {m: have[m] for m in want}
