@@ -161,25 +161,39 @@ def flatness_rows(recs: dict) -> list[dict]:
 
 
 def fisher_rows(recs: dict) -> list[dict]:
-    """Per model and curve: the directional Fisher at the smallest t and k̂ = 1 + slope/2
-    from its log-log slope on t ≤ 0.01 (none where the Fisher is at float64's floor)."""
+    """Per model and curve: the directional Fisher at the smallest t, k̂ = 1 + slope/2 from
+    its log-log slope on t ≤ 0.01 (none where the Fisher is at float64's floor) and the
+    anchor ratio F t²/(2 k² KL)."""
     rows = []
     for model, rec in recs.items():
         ref = rec["curves"]["random_0"]["fisher"][0]
         for curve, c in rec["curves"].items():
             F = c["fisher"][0]
             exact_floor = F < 1e-20 * ref
+            dead = exact_floor or c["k_hat"] is None
             rows.append(
                 {
                     "model": _display(model),
                     "direction": _name(curve),
                     "F(t = 1e-4) / F(random)": F / ref,
                     "k̂ = 1 + slope/2": "– (F at the float64 floor)"
-                    if exact_floor or c["k_hat"] is None
+                    if dead
                     else f"{c['k_hat']:.5f} ± {c['k_hat_se']:.1g}",
+                    "F t² / (2 k² KL)": "–" if dead else _anchor_ratio(rec["ts"], c),
                 }
             )
     return rows
+
+
+def _anchor_ratio(ts, c) -> float:
+    """``F t² / (2 k² KL)`` at the smallest ``t <= 0.01`` whose KL float64 resolves (> 1e-12;
+    below it the KL's own rounding dominates): 1 in the limit (the anchor identity of Lean
+    ``thm:fisher_decay``), with ``k`` the rounded k̂."""
+    k = round(c["k_hat"])
+    for t, F, kl in zip(ts, c["fisher"], c["kl"], strict=True):
+        if t <= 1e-2 and kl > 1e-12:
+            return F * t * t / (2 * k * k * kl)
+    return float("nan")
 
 
 def kfac_rows(recs: dict) -> list[dict]:
