@@ -185,11 +185,11 @@ def fisher_rows(recs: dict) -> list[dict]:
     return rows
 
 
-def _anchor_ratio(ts, c) -> float:
+def _anchor_ratio(ts, c, k: int | None = None) -> float:
     """``F t² / (2 k² KL)`` at the smallest ``t <= 0.01`` whose KL float64 resolves (> 1e-12;
     below it the KL's own rounding dominates): 1 in the limit (the anchor identity of Lean
-    ``thm:fisher_decay``), with ``k`` the rounded k̂."""
-    k = round(c["k_hat"])
+    ``thm:fisher_decay``), with ``k`` the rounded k̂ unless given."""
+    k = round(c["k_hat"]) if k is None else k
     for t, F, kl in zip(ts, c["fisher"], c["kl"], strict=True):
         if t <= 1e-2 and kl > 1e-12:
             return F * t * t / (2 * k * k * kl)
