@@ -121,8 +121,12 @@ def _tied(model, head) -> bool:
     )
 
 
-def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None, model=None):
-    """``(HeadWalk, info)`` of a trained model on held-out input (one forward pass).
+def capture_head(
+    name: str, *, scale: str = "cpu", settings: dict | None = None, model=None, device=None
+):
+    """``(HeadWalk, info)`` of a trained model on held-out input (one forward pass on
+    ``device``, default CUDA when available; the captured states come back to the CPU in
+    float64, where the walk runs).
 
     ``info``: the model-dtype NLL of the same targets, whether the head is tied, the norm's
     name and kind, and the load and forward times.
@@ -140,7 +144,7 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
     )
     t0 = time.perf_counter()
     if model is None:
-        model, tok = load_model(name, init="trained", scale=scale, device="cpu")
+        model, tok = load_model(name, init="trained", scale=scale, device=device)
     else:
         model, tok = model
     t_load = time.perf_counter() - t0
@@ -158,22 +162,25 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
     t1 = time.perf_counter()
     from companion.llm.capture import hooks
 
+    dev = next(model.parameters()).device
+
     with torch.no_grad(), hooks({"norm": fn.module}, grab):
         for b in batches:
+            b = {k: v.to(dev) for k, v in b.items()}
             model(**b)
             ids = b["input_ids"]
             h, y = seen["h"][:, skip:-1], seen["y"][:, skip:-1]  # (b, L', d) predicts ids[+1]
             tg = ids[:, skip + 1 :]
             logp = torch.log_softmax(head(y).float(), -1)
-            nll32.append(-logp.gather(-1, tg[..., None]).squeeze(-1).reshape(-1))
-            hs.append(h.reshape(-1, h.shape[-1]).double())
-            targets.append(tg.reshape(-1))
+            nll32.append(-logp.gather(-1, tg[..., None]).squeeze(-1).reshape(-1).cpu())
+            hs.append(h.reshape(-1, h.shape[-1]).double().cpu())
+            targets.append(tg.reshape(-1).cpu())
             if sum(len(t) for t in targets) >= settings["tokens"]:
                 break
     n = settings["tokens"]
     h = torch.cat(hs)[:n].numpy()
     tg = torch.cat(targets)[:n].numpy().astype(np.int64)
-    W = head.weight.detach().double().numpy().copy()  # the untied float64 copy
+    W = head.weight.detach().double().cpu().numpy().copy()  # the untied float64 copy
     beta = fn.beta if fn.beta is not None else np.zeros(fn.d)
     hw = HeadWalk(h, tg, W, fn.gamma, np.asarray(beta, dtype=float), fn.eps, fn.kind)
     info = {
@@ -183,6 +190,8 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
         "kind": fn.kind,
         "load_s": t_load,
         "forward_s": time.perf_counter() - t1,
+        "device": str(dev),
+        "dtype": str(next(model.parameters()).dtype).removeprefix("torch."),
     }
     return hw, info
 
