@@ -76,3 +76,17 @@ def test_bad_input_one_style(hw):
     v = hw.vstar
     with pytest.raises(ValueError, match="pole"):
         hw.flat_point(v, -1.0 / (v @ v))
+
+
+def test_walk_head_reads_no_order_off_a_flat_curve():
+    pytest.importorskip("torch")  # the module lives in companion.llm (numpy only here)
+    from companion.llm.dead_directions.walk import walk_head
+
+    rec = walk_head(toy_head_walk(rng=0), ts=[1e-4, 1e-3, 1e-2, 1.0], n_random=1)
+    assert rec["curves"]["flat"]["k_hat"] is None
+    assert abs(rec["curves"]["random_square"]["k_hat"] - 2) < 1e-3
+    assert (
+        rec["curves"]["flat"]["max_abs_dnll"]
+        < 1e-12
+        < rec["curves"]["uncompensated"]["max_abs_dnll"]
+    )

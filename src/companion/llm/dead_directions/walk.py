@@ -19,8 +19,8 @@ Per model, along ``ts`` (several orders of magnitude):
 Each curve records the mean NLL, the directional Fisher from the model's own predictive
 distribution and the mean KL from the start; plus K-FAC (centred and uncentred ``A``)
 against the true Fisher along ``u v*^T`` (``u = W w``) and along random rank-one
-directions. Records go to ``walk/walk.jsonl`` in the results root
-(:mod:`companion.results`), one per model and settings, resumable.
+directions. Records go to ``walk/walk.jsonl`` in the results root (``walk_<scale>/`` off
+the CPU scale; :mod:`companion.results`), one per model and settings, resumable.
 """
 
 from __future__ import annotations
@@ -121,8 +121,12 @@ def _tied(model, head) -> bool:
     )
 
 
-def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None, model=None):
-    """``(HeadWalk, info)`` of a trained model on held-out input (one forward pass).
+def capture_head(
+    name: str, *, scale: str = "cpu", settings: dict | None = None, model=None, device=None
+):
+    """``(HeadWalk, info)`` of a trained model on held-out input (one forward pass on
+    ``device``, default CUDA when available; the captured states come back to the CPU in
+    float64, where the walk runs).
 
     ``info``: the model-dtype NLL of the same targets, whether the head is tied, the norm's
     name and kind, and the load and forward times.
@@ -140,7 +144,7 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
     )
     t0 = time.perf_counter()
     if model is None:
-        model, tok = load_model(name, init="trained", scale=scale, device="cpu")
+        model, tok = load_model(name, init="trained", scale=scale, device=device)
     else:
         model, tok = model
     t_load = time.perf_counter() - t0
@@ -158,22 +162,25 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
     t1 = time.perf_counter()
     from companion.llm.capture import hooks
 
+    dev = next(model.parameters()).device
+
     with torch.no_grad(), hooks({"norm": fn.module}, grab):
         for b in batches:
+            b = {k: v.to(dev) for k, v in b.items()}
             model(**b)
             ids = b["input_ids"]
             h, y = seen["h"][:, skip:-1], seen["y"][:, skip:-1]  # (b, L', d) predicts ids[+1]
             tg = ids[:, skip + 1 :]
             logp = torch.log_softmax(head(y).float(), -1)
-            nll32.append(-logp.gather(-1, tg[..., None]).squeeze(-1).reshape(-1))
-            hs.append(h.reshape(-1, h.shape[-1]).double())
-            targets.append(tg.reshape(-1))
+            nll32.append(-logp.gather(-1, tg[..., None]).squeeze(-1).reshape(-1).cpu())
+            hs.append(h.reshape(-1, h.shape[-1]).double().cpu())
+            targets.append(tg.reshape(-1).cpu())
             if sum(len(t) for t in targets) >= settings["tokens"]:
                 break
     n = settings["tokens"]
     h = torch.cat(hs)[:n].numpy()
     tg = torch.cat(targets)[:n].numpy().astype(np.int64)
-    W = head.weight.detach().double().numpy().copy()  # the untied float64 copy
+    W = head.weight.detach().double().cpu().numpy().copy()  # the untied float64 copy
     beta = fn.beta if fn.beta is not None else np.zeros(fn.d)
     hw = HeadWalk(h, tg, W, fn.gamma, np.asarray(beta, dtype=float), fn.eps, fn.kind)
     info = {
@@ -183,6 +190,8 @@ def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None,
         "kind": fn.kind,
         "load_s": t_load,
         "forward_s": time.perf_counter() - t1,
+        "device": str(dev),
+        "dtype": str(next(model.parameters()).dtype).removeprefix("torch."),
     }
     return hw, info
 
@@ -246,6 +255,10 @@ def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
             put("random_square", hw.walk("square", ts, R=R))
         a = g.standard_normal(d)
         kfac_random.append(hw.kfac_vs_fisher(g.standard_normal(V), a / np.linalg.norm(a)))
+    floor = 1e-20 * curves["random_0"]["fisher"][0]  # float64 can say no more than this
+    for c in curves.values():
+        if max(c["fisher"]) <= floor:  # a flat curve has no finite order: no slope to read
+            c["k_hat"] = c["k_hat_se"] = None
     y = hw.y()
     reads = y @ v
     return {
@@ -266,9 +279,16 @@ def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
     }
 
 
-def results_path(out: str | None = None) -> str:
-    """``walk/walk.jsonl`` under ``out`` (default: the results root, the copy written here
-    if there is one)."""
+def _folder(scale: str) -> str:
+    from companion.llm.registry import preset
+
+    preset(scale)  # checks `scale`
+    return "walk" if scale == "cpu" else f"walk_{scale}"
+
+
+def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
+    """``walk.jsonl`` under ``out`` (default: the results root's ``walk`` folder for the CPU
+    scale, ``walk_<scale>`` otherwise; the copy written here if there is one)."""
     import os
 
     from companion.llm._checks import check_path
@@ -276,15 +296,15 @@ def results_path(out: str | None = None) -> str:
     if check_path(out, "out") is None:
         from companion.results import locate
 
-        return str(locate("walk", "walk.jsonl"))
+        return str(locate(_folder(scale), "walk.jsonl"))
     return os.path.join(out, "walk.jsonl")
 
 
-def load_walk(out: str | None = None) -> list[dict]:
-    """Every walk record (empty when none is stored)."""
+def load_walk(out: str | None = None, *, scale: str = "cpu") -> list[dict]:
+    """Every walk record of ``scale`` (empty when none is stored)."""
     from companion.results import ResultStore
 
-    return ResultStore(results_path(out)).records()
+    return ResultStore(results_path(out, scale=scale)).records()
 
 
 def run_walk(
@@ -306,7 +326,7 @@ def run_walk(
     settings = _settings(name, scale=scale, tokens=tokens, n_random=n_random, seed=seed, ts=ts)
     resume = check_bool(resume, "resume")
     if out is None:
-        out = str(experiment_dir("walk", write=True))
+        out = str(experiment_dir(_folder(scale), write=True))
     store = ResultStore(results_path(out))
 
     def measure():

@@ -83,7 +83,7 @@ def _load(path: str, mtime: float) -> tuple:
 def _stored(scale: str) -> list[dict]:
     from companion.llm.dead_directions.walk import results_path
 
-    path = Path(results_path())
+    path = Path(results_path(scale=scale))
     if not path.exists():
         return []
     return [r for r in _load(str(path), path.stat().st_mtime) if r["settings"]["scale"] == scale]
@@ -109,7 +109,7 @@ def records(scale: str = "cpu") -> dict:
     missing = [m for m in want if m not in have]
     if missing:
         raise FileNotFoundError(
-            f"no {scale}-scale walk record of {', '.join(missing)} in walk/walk.jsonl; run "
+            f"no {scale}-scale walk record of {', '.join(missing)} in the results root; run "
             f"`{commands(scale)}`"
         )
     return {m: have[m] for m in want}
@@ -161,25 +161,39 @@ def flatness_rows(recs: dict) -> list[dict]:
 
 
 def fisher_rows(recs: dict) -> list[dict]:
-    """Per model and curve: the directional Fisher at the smallest t and k̂ = 1 + slope/2
-    from its log-log slope on t ≤ 0.01 (none where the Fisher is at float64's floor)."""
+    """Per model and curve: the directional Fisher at the smallest t, k̂ = 1 + slope/2 from
+    its log-log slope on t ≤ 0.01 (none where the Fisher is at float64's floor) and the
+    anchor ratio F t²/(2 k² KL)."""
     rows = []
     for model, rec in recs.items():
         ref = rec["curves"]["random_0"]["fisher"][0]
         for curve, c in rec["curves"].items():
             F = c["fisher"][0]
             exact_floor = F < 1e-20 * ref
+            dead = exact_floor or c["k_hat"] is None
             rows.append(
                 {
                     "model": _display(model),
                     "direction": _name(curve),
                     "F(t = 1e-4) / F(random)": F / ref,
                     "k̂ = 1 + slope/2": "– (F at the float64 floor)"
-                    if exact_floor or c["k_hat"] is None
-                    else f"{c['k_hat']:.4f} ± {c['k_hat_se']:.4f}",
+                    if dead
+                    else f"{c['k_hat']:.5f} ± {c['k_hat_se']:.1g}",
+                    "F t² / (2 k² KL)": "–" if dead else _anchor_ratio(rec["ts"], c),
                 }
             )
     return rows
+
+
+def _anchor_ratio(ts, c, k: int | None = None) -> float:
+    """``F t² / (2 k² KL)`` at the smallest ``t <= 0.01`` whose KL float64 resolves (> 1e-12;
+    below it the KL's own rounding dominates): 1 in the limit (the anchor identity of Lean
+    ``thm:fisher_decay``), with ``k`` the rounded k̂ unless given."""
+    k = round(c["k_hat"]) if k is None else k
+    for t, F, kl in zip(ts, c["fisher"], c["kl"], strict=True):
+        if t <= 1e-2 and kl > 1e-12:
+            return F * t * t / (2 * k * k * kl)
+    return float("nan")
 
 
 def kfac_rows(recs: dict) -> list[dict]:
@@ -223,7 +237,7 @@ def _nll_panel(ax, scale, **_):
         (lines[direction],) = ax.loglog(rec["ts"], y, marker=mk, ms=4, color=col, label=direction)
     ax.axhline(_FLOOR, color=COLORS["grey"], lw=0.8, ls=":")
     ax.set(xlabel="t (step along the direction)", ylabel="|ΔNLL| (nats per token)")
-    ax.set_ylim(_FLOOR / 10, 1e2)
+    ax.set_ylim(_FLOOR / 10, 1e5)
     ax.minorticks_off()
     ax.grid(alpha=0.3)
     legend(ax, fontsize=7)
