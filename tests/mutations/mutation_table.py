@@ -172,6 +172,13 @@ MUTATIONS = (
         times(1.02),
     ),
     M(
+        "dong.prop1.energy",
+        "companion.theory.energy_equality.energy_equality",
+        "‖ΔW‖²_F/(n − 1) for /n (0.4% at n = 256, 2.5 SE): below the 4-SE tolerance",
+        post(lambda e, dW, *a, **k: e * dW.shape[1] / (dW.shape[1] - 1)),
+        expect="survives",
+    ),
+    M(
         "dong.prop1.single_layer",
         "companion.theory.energy_equality.single_layer_radial_fraction",
         "the radial fraction p + (1 − p)/m 10% high (one SE is 1.5% of it: 5% would pass)",
