@@ -707,7 +707,21 @@ def _decomposition(scale: str = "cpu", full: bool = False, part: str = "magnitud
 
 
 def _decomposition_control(scale: str = "cpu", full: bool = False):
-    return _decomposition(scale, full, part="magnitude_radial")
+    """The transverse share against its share of the perturbation's energy, 1 − 2/π (the
+    radial part a·W carries cos²(W, sign W) → 2/π of ‖δ·sign W‖²): cost ∝ energy."""
+    rows, s, src, on = _svm(scale, full)
+    whole, r = rows["0.001|magnitude"], rows["0.001|magnitude_transverse"]
+    share = MCEstimate(r["dnll"] / whole["dnll"], r["dnll_seed_se"] / whole["dnll"], r["seeds"])
+    energy = 1 - 2 / math.pi
+    return Measurement(
+        value=share.value,
+        stderr=share.stderr,
+        agrees=share.agrees_with(energy),
+        detail=f"the transverse part's ΔNLL share {share:.3f} against its energy share "
+        f"1 − 2/π = {energy:.3f} (z = {share.z(energy):+.0f}): the cost is not proportional "
+        "to the perturbation's energy",
+        measured_on=on,
+    )
 
 
 # paper numbers without our measurement here ----------------------------------------------
@@ -1028,7 +1042,8 @@ CLAIMS = (
         provenance=("reconstruction",),
         measure=_decomposition,
         control=_decomposition_control,
-        control_method="the same share for the radial part",
+        control_method="the transverse share against its share of the perturbation's energy, "
+        "1 − 2/π (the hypothesis that ΔNLL is proportional to ‖ΔW‖² wherever it points)",
         **_COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
