@@ -766,6 +766,11 @@ CLAIMS = (
         models=_models() + ("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
         **_COMMON,
+        depends_on=(
+            "companion.theory.null_classifier.norm_verdict",
+            "companion.theory.null_classifier.dead_share",
+            "companion.theory.null_classifier.precision_floor",
+        ),
     ),
     Claim(
         id="shirodkar.trained_kernel_ln",
@@ -787,6 +792,11 @@ CLAIMS = (
         "(|cos| is detail only)",
         measure=_trained_kernel_ln,
         **_COMMON,
+        depends_on=(
+            "companion.theory.null_classifier.norm_verdict",
+            "companion.theory.null_classifier.dead_share",
+            "companion.theory.null_classifier.precision_floor",
+        ),
     ),
     Claim(
         id="shirodkar.sigma_min_models",
@@ -823,6 +833,7 @@ CLAIMS = (
         models=("minilm-l6", *WHISPER),
         evidence="model",
         **_COMMON,
+        depends_on=("companion.theory.null_classifier.precision_floor",),
     ),
     Claim(
         id="shirodkar.schur_init",
@@ -924,6 +935,11 @@ CLAIMS = (
         tolerance="every verdict layernorm",
         measure=_classifier_whisper,
         **_COMMON,
+        depends_on=(
+            "companion.theory.null_classifier.norm_verdict",
+            "companion.theory.null_classifier.dead_share",
+            "companion.theory.null_classifier.precision_floor",
+        ),
     ),
     Claim(
         id="shirodkar.pythia_trajectory",

@@ -876,7 +876,10 @@ CLAIMS = (
         control=_outlier_rescaled_control,
         control_method=_RANDOM_COLS,
         **_COMMON,
-        depends_on=("companion.llm.sign_flips.experiments.summarize",),
+        depends_on=(
+            "companion.llm.sign_flips.experiments.summarize",
+            "companion.claims.decide",
+        ),
     ),
     Claim(
         id="dong.real.outlier_saturation",
@@ -939,7 +942,10 @@ CLAIMS = (
         control_none="the seed scatter (several decades) leaves no room for a control to "
         "differ; the saturation behind it is dong.real.outlier_saturation",
         **_COMMON,
-        depends_on=("companion.llm.sign_flips.experiments.summarize",),
+        depends_on=(
+            "companion.llm.sign_flips.experiments.summarize",
+            "companion.claims.decide",
+        ),
     ),
     Claim(
         id="dong.real.count_matched_leverage",
@@ -956,7 +962,11 @@ CLAIMS = (
         control_none="the claim is not resolved at this scale; its control (the same ratio "
         "between two random pools of equal size) needs the same longer run",
         **_COMMON,
-        depends_on=("companion.llm.sign_flips.experiments.summarize",),
+        depends_on=(
+            "companion.llm.sign_flips.experiments.summarize",
+            "companion.stats.ratio_estimate",
+            "companion.claims.decide",
+        ),
     ),
     Claim(
         id="dong.real.leverage_nonlinear",
