@@ -383,8 +383,9 @@ def _ppl_ratio(scale: str = "cpu", full: bool = False) -> Measurement:
         reason = (
             f"{what}, but also only {d['z_alt']:+.1f} SE from log10 {nll_ratio.value:.2f} "
             f"= {alt:.2f} (no metric nonlinearity: the ΔPPL ratio equal to the ΔNLL ratio); "
-            f"the seeds scatter over {min(logs):.1f}–{max(logs):.1f} decades, so this "
-            "scale cannot decide"
+            f"the seeds' ratios span 10^{min(logs):.1f} to 10^{max(logs):.1f}: {len(logs)} "
+            f"seeds cannot decide (about {math.ceil(len(logs) * (4 / abs(d['z_alt'])) ** 2)} "
+            "would, at this scatter)"
         )
     else:
         reason = ""
