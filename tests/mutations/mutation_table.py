@@ -385,11 +385,7 @@ MUTATIONS = (
         "shirodkar.bf16_floor",
         "companion.theory.null_classifier.precision_floor",
         "the floor of the storage precision ignored (always float64's)",
-        post(
-            lambda f, dtype, *a, **k: __import__(
-                "companion.theory.null_classifier", fromlist=["x"]
-            ).precision_floor.__wrapped__("float64", *a, **k)
-        ),
+        lambda f: lambda dtype, *a, **k: f("float64", *a, **k),
     ),
     M(
         "shirodkar.fp64_accumulation",
@@ -406,13 +402,13 @@ MUTATIONS = (
     M(
         "shirodkar.kfac_lift",
         "companion.theory.kfac_lift.kfac_lift",
-        "the lifted spectrum off by one eigenvalue order",
+        "the lifted eigenvalues paired with the wrong eigenvectors (their order reversed)",
         post(lambda s, *a, **k: replace(s, values=s.values[::-1])),
     ),
     M(
         "shirodkar.post_ln_sigma_min_zero",
         "companion.theory.norms.layernorm",
-        "LayerNorm without its centring",
+        "LayerNorm's output leaking 0.1% of its input (an imperfect centring)",
         post(lambda y, x, *a, **k: y + 1e-3 * x),
     ),
     M(
@@ -424,7 +420,7 @@ MUTATIONS = (
     M(
         "shirodkar.null_cos",
         "companion.theory.null_classifier.simulate_null_cos",
-        "the simulated null at d − 1 degrees of freedom shifted: E|cos| 5% high",
+        "the simulated null's E|cos| 5% high (a wrong Beta shape in the simulation)",
         post(lambda s, *a, **k: {**s, "mean": replace(s["mean"], value=s["mean"].value * 1.05)}),
     ),
     # Part II at scale (records) ---------------------------------------------------------
@@ -437,7 +433,7 @@ MUTATIONS = (
     M(
         "shirodkar.init_absent_rms",
         LOAD_DEAD,
-        "the null's 99.9% quantile read at d = 10 (a too-wide null)",
+        "SmolLM2's stored null quantile read as 0.001 (a null far too narrow)",
         _dead_edit("smollm2", _dead_set("null_q999", 0.001)),
     ),
     M(
@@ -516,8 +512,8 @@ MUTATIONS = (
     ),
     M(
         "shirodkar.schur_init",
-        "companion.chapters.dead_directions.at_scale.records._load",
-        "Δγ read as 1 − the MP baseline (R(v*) set to the isotropic value)",
+        LOAD_DEAD,
+        "R(v*) read as 0.9 on every record (Δγ = 0.1, inside the paper's 0–0.3)",
         _dead_edit("", _dead_set("schur_ratio", lambda r: 0.9)),
     ),
     M(
