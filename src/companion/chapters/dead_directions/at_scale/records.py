@@ -97,11 +97,33 @@ def trained_models(scale: str) -> list[str]:
     return list(trained(records(scale)))
 
 
+def verdict(r: dict, *, fp64: bool = False, stats: dict | None = None) -> str:
+    """The classifier's verdict recomputed now from a record's stored statistics (ρ, the
+    precision floor of its dtype and width, the dead share of v*) with the library's decision
+    rule :func:`companion.theory.null_classifier.norm_verdict`, never the stored ``verdict``.
+
+    ``fp64``: the float64 recomputation of the norm (``diag_rayleigh_fp64``); ``stats``: one
+    of the record's controls (classified on float64 activations, with the record's v* unless
+    the control has its own). The floor is taken without the activation-offset term, which
+    the records do not keep (it is below 1% of the floor at these widths)."""
+    from companion.theory import null_classifier as nc
+
+    if stats is not None:
+        rho, dtype, v = stats["diag_rayleigh"], "float64", stats.get("vstar", r["vstar"])
+    elif fp64:
+        rho, dtype, v = r["diag_rayleigh_fp64"], "float64", r["vstar"]
+    else:
+        rho, dtype, v = r["diag_rayleigh"], r["dtype"], r["vstar"]
+    floor = nc.precision_floor(dtype, r["d"])
+    return nc.norm_verdict(rho, floor, dead=nc.dead_share(v, dtype))[0]
+
+
 def confusion(records) -> dict:
-    """Counts ``{(registry norm, verdict): n}`` over records."""
+    """Counts ``{(registry norm, verdict): n}`` over records (the verdict recomputed from the
+    stored statistics, :func:`verdict`)."""
     out: dict = {}
     for r in records:
-        k = (r["norm_registry"], r["verdict"])
+        k = (r["norm_registry"], verdict(r))
         out[k] = out.get(k, 0) + 1
     return out
 

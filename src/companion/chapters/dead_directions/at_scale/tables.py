@@ -13,6 +13,7 @@ from companion.chapters.dead_directions.at_scale.records import (
     confusion,
     min_step,
     sigma_steps,
+    verdict,
     whisper_commands,
     whisper_records,
 )
@@ -88,7 +89,7 @@ def random_init_table(rand: dict) -> Table:
             "|cos|": r["cos"],
             "null q99.9": r["null_q999"],
             "v*ᵀCv*/λ_max": r["rayleigh"],
-            "verdict": r["verdict"],
+            "verdict": verdict(r),
         }
         for name, r in rand.items()
     ]
@@ -127,7 +128,7 @@ def trained_table(trained: dict, init_full: dict) -> Table:
             f"{r['cos_subspace_fp64']:.6f}",
             "v*ᵀCv*/λ_max at init": f"{ri['rayleigh']:.2e}" if ri else "–",
             "v*ᵀCv*/λ_max trained": f"{r['rayleigh']:.2e}",
-            "verdict": r["verdict"],
+            "verdict": verdict(r),
             "Schur ratio R(v*), init → trained (ours)": (
                 f"{ri['schur_ratio']:.3f} → " if ri else ""
             )
