@@ -928,3 +928,11 @@ def test_llm_edge_case_is_refused(call, exc, msg):
 def test_llm_documented_edge_results():
     a, b = llm_rows.vector_cos2_of_an_array()
     assert a == b and 0 < a.value <= 1
+    # (channels, time) audio is resampled along time, each channel alike (was the channel axis)
+    from companion.llm.speech import resample
+
+    t = np.arange(22050) / 22050
+    two = np.stack([np.sin(2 * np.pi * 440 * t), np.cos(2 * np.pi * 440 * t)])
+    out = resample(two, 22050)
+    assert out.shape == (2, 16000)
+    np.testing.assert_array_equal(out[0], resample(two[0], 22050))
