@@ -114,8 +114,16 @@ def results_root(*, write: bool = False) -> Path:
         True for a root new records may be written to: never the folder inside an installed
         package, which a reinstall would replace.
     """
+    from companion._validate import check_bool
+
+    write = check_bool(write, "write")
     env = os.environ.get("COMPANION_RESULTS")
     if env:
+        if os.path.exists(env) and not os.path.isdir(env):
+            raise ValueError(
+                f"`COMPANION_RESULTS` must name a folder (the results root); got {env!r}, "
+                "which is not a folder"
+            )
         return Path(env)
     checkout = _checkout_results()
     if checkout is not None:
@@ -126,7 +134,11 @@ def results_root(*, write: bool = False) -> Path:
 
 
 def experiment_dir(experiment: str, *, write: bool = False) -> Path:
-    """``results_root(write=write) / experiment``."""
+    """``results_root(write=write) / experiment``; ``experiment`` is one folder name."""
+    if not isinstance(experiment, str):
+        raise TypeError(f"`experiment` must be a folder name (str); got {type(experiment).__name__}")
+    if not experiment or experiment in (".", "..") or "/" in experiment or os.sep in experiment:
+        raise ValueError(f"`experiment` must be one folder name; got {experiment!r}")
     return results_root(write=write) / experiment
 
 
@@ -139,6 +151,9 @@ def locate(*parts: str) -> Path:
     >>> locate("sign_flips", "no-such-model", "table1-cpu.jsonl").name
     'table1-cpu.jsonl'
     """
+    bad = [p for p in parts if not isinstance(p, str) or not p]
+    if bad:
+        raise TypeError(f"`parts` must be non-empty path components (str); got {bad[0]!r}")
     written, shipped = results_root(write=True), results_root()
     for root in dict.fromkeys((written, shipped)):
         if (root.joinpath(*parts)).exists():

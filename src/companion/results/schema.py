@@ -86,6 +86,22 @@ class RecordSchema:
     required: dict = field(default_factory=dict)
     optional: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"`name` must be a non-empty str; got {self.name!r}")
+        for which in ("required", "optional"):
+            fields = getattr(self, which)
+            if not isinstance(fields, dict):
+                raise TypeError(f"`{which}` must be a dict of field -> type; got "
+                                f"{type(fields).__name__}")  # fmt: skip
+            for key, kinds in fields.items():
+                ok = isinstance(key, str) and isinstance(kinds, str)
+                if not ok or not all(k in _TYPES for k in kinds.split("|")):
+                    raise ValueError(
+                        f"`{which}` must map field names to JSON types joined by '|' "
+                        f"({', '.join(_TYPES)}); got {key!r}: {kinds!r}"
+                    )
+
     def problem(self, record) -> str | None:
         """What is wrong with ``record`` (one phrase naming the field), or None."""
         if not isinstance(record, dict):
@@ -187,6 +203,8 @@ def schema_for(path) -> RecordSchema:
     >>> schema_for("notes.jsonl").name
     'results'
     """
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`path` must be a path (str or os.PathLike); got {type(path).__name__}")
     name = os.path.basename(os.fspath(path))
     for pattern, schema in SCHEMAS:
         if fnmatch.fnmatchcase(name, pattern):

@@ -16,6 +16,7 @@ from companion.results.jsonl import (
     TMP_JSONL,
     ResultsWarning,
     check_path,
+    check_schema,
     latest,
     quarantine_name,
     remove_stale_temporaries,
@@ -26,7 +27,7 @@ from companion.results.jsonl import (
 from companion.results.schema import RecordError, RecordSchema, schema_for
 from companion.results.strict import dumps_strict, loads_strict
 
-__all__ = ["ResultStore", "locked", "run_record", "settings_key"]
+__all__ = ["ResultStore", "run_record", "settings_key"]
 
 #: Bytes before the read offset that must be unchanged for an incremental read to be valid.
 _FINGERPRINT = 64
@@ -40,6 +41,8 @@ def settings_key(settings: dict) -> str:
     >>> settings_key({"a": 1, "b": 2}) == settings_key({"b": 2, "a": 1})
     True
     """
+    if not isinstance(settings, dict):
+        raise TypeError(f"`settings` must be a dict; got {type(settings).__name__}")
     blob = json.dumps(settings, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -104,9 +107,7 @@ class ResultStore:
 
     def __init__(self, path, *, schema: RecordSchema | None = None):
         self.path = check_path(path)
-        if schema is not None and not isinstance(schema, RecordSchema):
-            raise TypeError(f"`schema` must be a RecordSchema or None; got {type(schema).__name__}")
-        self.schema = schema
+        self.schema = check_schema(schema)
         folder = self._folder()
         if os.path.isdir(folder):
             with locked(folder):
@@ -186,12 +187,12 @@ class ResultStore:
 
     def done(self, key: str) -> bool:
         """True when a record with this key is stored."""
-        return key in self._refresh().index
+        return _check_key(key) in self._refresh().index
 
     def get(self, key: str) -> dict | None:
         """The stored record with this key (a copy), or None."""
         cache = self._refresh()
-        i = cache.index.get(key)
+        i = cache.index.get(_check_key(key))
         return None if i is None else dict(cache.records[i])
 
     # ------------------------------------------------------------------------ writing
@@ -297,6 +298,12 @@ class ResultStore:
             self._cache = None  # a file created just now: read it again next time
 
 
+def _check_key(key) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"`key` must be a str (settings_key(settings)); got {type(key).__name__}")
+    return key
+
+
 def _fsync_folder(folder: str) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -344,12 +351,23 @@ def run_record(
 
     If ``measure`` raises, nothing is written.
     """
+    from companion._validate import check_bool
+
+    if not isinstance(store, ResultStore):
+        raise TypeError(f"`store` must be a ResultStore; got {type(store).__name__}")
+    if not callable(measure):
+        raise TypeError(f"`measure` must be callable (-> dict); got {type(measure).__name__}")
+    resume = check_bool(resume, "resume")
+    if command is not None and not isinstance(command, str):
+        raise TypeError(f"`command` must be a str or None; got {type(command).__name__}")
     key = settings_key(settings)
     if resume:
         found = store.get(key)
         if found is not None:
             return found
     result = measure()
+    if not isinstance(result, dict):
+        raise TypeError(f"`measure` must return a dict; got {type(result).__name__}")
     return store.append({"key": key, "settings": settings, **result}, command=command)
 
 
