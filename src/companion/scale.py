@@ -19,7 +19,7 @@ import os
 import shutil
 import sys
 
-__all__ = ["SCALE", "SCALES", "check_scale", "detect_scale", "on_colab"]
+__all__ = ["SCALE", "SCALES", "check_scale", "detect_scale", "on_colab"]  # noqa: F822 (lazy)
 
 #: Every scale, smallest last.
 SCALES = ("cpu", "full", "smoke")

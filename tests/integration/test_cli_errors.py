@@ -205,7 +205,7 @@ def test_claims_list_controls_lists_each_claims_control(capsys):
     lines = capsys.readouterr().out.splitlines()
     claims = ledger.all_claims(None)
     assert len(lines) == len(claims)
-    for line, c in zip(lines, claims):
+    for line, c in zip(lines, claims, strict=True):
         assert line.startswith(f"{c.id}  ({c.evidence})  control: ")
         assert line.endswith(c.control_method or c.control_none)
     assert cli.main(["claims", "--list"]) == 0

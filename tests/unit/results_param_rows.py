@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from companion.results import RecordSchema, ResultStore
+from companion.results import ResultStore
 
 _DIR = Path(tempfile.mkdtemp(prefix="companion-results-validation-"))
 atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
@@ -51,6 +51,7 @@ EXEMPT = {
     "results.schema.RecordSchema.problem": "a checker: it says what is wrong with any value "
     "(that is its answer), it refuses nothing",
 }
+
 
 #: (environment variable, value, call that reads it, exception, message): each variable the
 #: library reads is refused in one line where it is read (COMPANION_SCALE was a traceback at

@@ -44,9 +44,9 @@ import re
 import warnings
 
 import llm_param_rows as llm_rows
-import results_param_rows as results_rows
 import numpy as np
 import pytest
+import results_param_rows as results_rows
 
 from companion import stats
 from companion.stats import MCEstimate

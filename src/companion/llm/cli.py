@@ -96,8 +96,12 @@ def _dead_directions(args) -> int:
     specs = [get_spec(m) for m in args.model if m != "all"]
     if args.tokens is not None:
         tokens = check_int(args.tokens, "tokens", low=1)
-        check_memory(_BYTES_PER_TOKEN * tokens, "tokens", tokens,
-                     what=f"~{_BYTES_PER_TOKEN} bytes a token: ids, text and statistics")
+        check_memory(
+            _BYTES_PER_TOKEN * tokens,
+            "tokens",
+            tokens,
+            what=f"~{_BYTES_PER_TOKEN} bytes a token: ids, text and statistics",
+        )
     if isinstance(args.layers, int):
         if args.init == "trained":
             raise ValueError(f"`layers` must be left out with --init trained; got {args.layers}")
@@ -122,8 +126,12 @@ def _sign_flips(args) -> int:
 
     if args.seeds is not None:
         seeds = check_int(args.seeds, "seeds", low=1)
-        check_memory(_BYTES_PER_SEED * seeds, "seeds", seeds,
-                     what=f"at least {_BYTES_PER_SEED} bytes a seed: its record and flips")
+        check_memory(
+            _BYTES_PER_SEED * seeds,
+            "seeds",
+            seeds,
+            what=f"at least {_BYTES_PER_SEED} bytes a seed: its record and flips",
+        )
     _check_out(args.out)
     _check_device(args)
     return run_cli(args)

@@ -136,7 +136,9 @@ def results_root(*, write: bool = False) -> Path:
 def experiment_dir(experiment: str, *, write: bool = False) -> Path:
     """``results_root(write=write) / experiment``; ``experiment`` is one folder name."""
     if not isinstance(experiment, str):
-        raise TypeError(f"`experiment` must be a folder name (str); got {type(experiment).__name__}")
+        raise TypeError(
+            f"`experiment` must be a folder name (str); got {type(experiment).__name__}"
+        )
     if not experiment or experiment in (".", "..") or "/" in experiment or os.sep in experiment:
         raise ValueError(f"`experiment` must be one folder name; got {experiment!r}")
     return results_root(write=write) / experiment

@@ -45,7 +45,9 @@ def _record(raw: bytes, path, number: int, schema: RecordSchema, last: bool):
             f"`path` must hold one JSON record per line; {path} line {number}: {why}"
         ) from None
     except (DuplicateKey, BadFlag) as err:
-        raise RecordError(f"`path` must hold {schema.name} records; {path} line {number}: {err}")
+        raise RecordError(
+            f"`path` must hold {schema.name} records; {path} line {number}: {err}"
+        ) from None
     problem = schema.problem(value)
     if problem is not None:
         raise RecordError(
@@ -194,13 +196,17 @@ def remove_stale_temporaries(folder, pattern, *, max_age_s: float = 3600.0) -> l
     from companion._validate import check_real
 
     if isinstance(folder, bool) or not isinstance(folder, (str, os.PathLike)):
-        raise TypeError(f"`folder` must be a path (str or os.PathLike); got {type(folder).__name__}")
+        raise TypeError(
+            f"`folder` must be a path (str or os.PathLike); got {type(folder).__name__}"
+        )
     folder = Path(os.fspath(folder))
     if isinstance(pattern, str):
         try:
             pattern = re.compile(pattern)
         except re.error as err:
-            raise ValueError(f"`pattern` must be a regular expression; got {pattern!r}: {err}")
+            raise ValueError(
+                f"`pattern` must be a regular expression; got {pattern!r}: {err}"
+            ) from None
     if not isinstance(pattern, re.Pattern):
         raise TypeError(f"`pattern` must be a regular expression; got {type(pattern).__name__}")
     max_age_s = check_real(max_age_s, "max_age_s", low=0.0)
