@@ -170,3 +170,36 @@ def test_run_record_resumes_from_the_index(tmp_path):
     first = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 1.0})
     again = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 2.0})
     assert calls == [1] and again["v"] == first["v"] == 1.0
+
+
+def test_a_reader_waits_for_a_writer_mid_line_instead_of_calling_it_truncated(tmp_path):
+    """Appends are not atomic renames any more: a reader that meets a line without its
+    newline while a writer holds the folder's lock reads it again once the lock is free."""
+    import threading
+    import warnings
+
+    from companion.results.store import locked
+
+    path = tmp_path / "r.jsonl"
+    store = results.ResultStore(path)
+    store.append({"key": "a", "value": 1.0}, command="test")
+    line = results.dumps_strict({"key": "b", "value": 2.0}).encode()
+    with locked(str(tmp_path)):
+        with open(path, "ab") as fh:
+            fh.write(line[:10])
+        got = []
+        threads = [
+            threading.Thread(target=lambda: got.append(results.read_jsonl(path))),
+            threading.Thread(target=lambda: got.append(results.ResultStore(path).records())),
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", results.ResultsWarning)
+            for t in threads:
+                t.start()
+            threads[0].join(0.3)
+            assert threads[0].is_alive() and threads[1].is_alive()  # waiting for the lock
+            with open(path, "ab") as fh:
+                fh.write(line[10:] + b"\n")
+    for t in threads:
+        t.join(10)
+    assert [[r["key"] for r in recs] for recs in got] == [["a", "b"], ["a", "b"]]

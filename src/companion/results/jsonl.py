@@ -139,6 +139,11 @@ def read_jsonl(path, *, schema: RecordSchema | None = None) -> list[dict]:
     if not path.exists():
         return []
     out, partial, _, _ = scan(path, schema=schema)
+    if partial is not None:  # perhaps a writer's line being written: read again after it
+        from companion.results.store import locked
+
+        with locked(str(path.parent)):
+            out, partial, _, _ = scan(path, schema=schema)
     if partial is not None:
         warn_partial(path, partial, len(out))
     return latest(out)

@@ -122,8 +122,12 @@ class ResultStore:
 
     # ------------------------------------------------------------------------ reading
 
-    def _refresh(self) -> _Cache:
-        """Bring the cache up to date with the file, reading only what is new."""
+    def _refresh(self, *, settle: bool = True) -> _Cache:
+        """Bring the cache up to date with the file, reading only what is new.
+
+        A last line without its newline may be another writer's line being written: it is
+        read again once that writer's lock is released (``settle``), and only then reported
+        as truncated."""
         cache = getattr(self, "_cache", None)
         try:
             st = os.stat(self.path)
@@ -153,6 +157,9 @@ class ResultStore:
             cache.tail = self._read_tail(end)
         cache.mtime = st.st_mtime_ns if end == st.st_size else 0
         self._cache = cache
+        if partial is not None and settle and not getattr(self, "_holding", False):
+            with locked(self._folder()):  # a writer mid-line holds the lock: wait for it
+                return self._refresh(settle=False)
         if partial is not None:
             warn_partial(self.path, partial, len(cache.records))
         return cache
@@ -255,15 +262,19 @@ class ResultStore:
         folder = self._folder()
         os.makedirs(folder, exist_ok=True)
         with locked(folder):
-            remove_stale_temporaries(folder, TMP_JSONL)
-            cache = self._refresh()  # only what other writers appended since
-            if cache.partial is not None:
-                self._recover_locked()
-                cache = self._refresh()
-            self._write_line(cache, line, stored)
-            if len(cache.records) > 2 * max(len(cache.index), 32):  # mostly superseded
-                replace(Path(self.path), [dumps_strict(r) for r in latest(cache.records)])
-                self._cache = None
+            self._holding = True  # this process holds the lock: never wait for it again
+            try:
+                remove_stale_temporaries(folder, TMP_JSONL)
+                cache = self._refresh()  # only what other writers appended since
+                if cache.partial is not None:
+                    self._recover_locked()
+                    cache = self._refresh()
+                self._write_line(cache, line, stored)
+                if len(cache.records) > 2 * max(len(cache.index), 32):  # mostly superseded
+                    replace(Path(self.path), [dumps_strict(r) for r in latest(cache.records)])
+                    self._cache = None
+            finally:
+                self._holding = False
         return rec
 
     def _write_line(self, cache: _Cache, line: str, stored: dict) -> None:
