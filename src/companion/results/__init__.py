@@ -18,13 +18,13 @@ record's ``"_nonfinite"`` field (JSON Pointer → ``"NaN"``, ``"Infinity"`` or
 ``"-Infinity"``), and :func:`read_jsonl` puts the value back, so a record reads back exactly as
 it was written. Older files that carry bare ``NaN``/``Infinity`` still read.
 
-Under faults nothing finished is lost. An append writes and fsyncs one line at the end of
-the file (O(1): the file is never re-read or re-serialised to add a record), serialised by a
-lock on the folder, so two writers never lose each other's records; a write that fails (a full
-disk, Ctrl-C) is cut back, and a rewrite (:func:`write_jsonl`, a compaction) is atomic (a
-temporary file renamed into place). A temporary left by a killed process
-(``.tmp-<pid>-*.jsonl``) is removed the next time a store opens the folder
-(:func:`remove_stale_temporaries`). A file whose last line was cut short (a writer killed
+Under faults nothing finished is lost. An append of a new record writes and fsyncs one line
+at the end of the file (O(1): the file is never re-read or re-serialised to add a record),
+serialised by a lock on the folder, so two writers never lose each other's records; a write
+that fails (a full disk, Ctrl-C) is cut back, and a rewrite (:func:`write_jsonl`, a record
+replaced by a forced rerun) is atomic (a temporary file renamed into place). A temporary
+left by a killed process (``.tmp-<pid>-*.jsonl``) is removed the next time a store opens the
+folder (:func:`remove_stale_temporaries`). A file whose last line was cut short (a writer killed
 mid-line, a copy or a disk that filled up) still reads: its complete records are returned with
 a :class:`ResultsWarning` naming the file and the line, and the next writer moves the partial
 line to ``<name>.line<N>.partial`` beside it. Every record is read through one schema

@@ -77,10 +77,11 @@ class ResultStore:
     One record per model × init × setting, keyed by :func:`settings_key`. Every ``companion
     run`` command uses a store the same way: records are **appended**, never deleted; with
     ``--resume`` a setting already stored is skipped, without it the setting is measured
-    again and its new record, appended, replaces the old one when read (a file whose
-    superseded records outnumber the live ones is compacted, atomically).
+    again and its new record replaces the old one (records of other settings stay).
 
-    An append writes and fsyncs the new line only (O(1) in the file's size), under an
+    An append of a new setting writes and fsyncs the new line only (O(1) in the file's
+    size); replacing a stored setting rewrites the file atomically (a temporary renamed into
+    place, O(records)), so a file holds one line per key. Both happen under an
     exclusive lock on the folder, so two writers never lose each other's records; a write
     that fails or is interrupted in this process (a full disk, Ctrl-C) is cut back to the
     old end of the file, so no partial line survives it. Reads are incremental: the store
@@ -238,7 +239,8 @@ class ResultStore:
         """Add one record (standard fields filled in unless given) and return it: one line
         written and fsynced at the end of the file.
 
-        A record whose key is already stored replaces the old one (a forced rerun).
+        A record whose key is already stored replaces the old one (a forced rerun; the file
+        is then rewritten atomically).
         """
         if not isinstance(record, dict):
             raise TypeError(f"`record` must be a dict; got {type(record).__name__}")
@@ -269,10 +271,12 @@ class ResultStore:
                 if cache.partial is not None:
                     self._recover_locked()
                     cache = self._refresh()
-                self._write_line(cache, line, stored)
-                if len(cache.records) > 2 * max(len(cache.index), 32):  # mostly superseded
-                    replace(Path(self.path), [dumps_strict(r) for r in latest(cache.records)])
+                if rec["key"] in cache.index:  # a forced rerun: one line per key stays true
+                    kept = [r for r in latest(cache.records) if r.get("key") != rec["key"]]
+                    replace(Path(self.path), [dumps_strict(r) for r in kept] + [line])
                     self._cache = None
+                else:  # a new setting: one line written and fsynced, O(1)
+                    self._write_line(cache, line, stored)
             finally:
                 self._holding = False
         return rec

@@ -106,8 +106,9 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
         )
     if init == "random" and layers is None:
         layers = pre.random_layers
-    if layers == "full":
-        layers = spec.n_layers
+    smoke = pre.scale == "smoke"  # builds every model, trained too, at its tiny depth
+    if layers == "full":  # the depth the trained model is built at, here
+        layers = pre.random_layers if smoke else spec.n_layers
     if layers is not None:
         layers = check_int(layers, "layers", low=1, high=spec.n_layers)
     if init == "trained" and layers is not None:
@@ -121,7 +122,7 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
     settings = {
         "experiment": "dead-directions",
         **{"model": spec.name, "init": init, "scale": scale, "tokens": tokens},
-        "layers": layers or (pre.random_layers if pre.scale == "smoke" else spec.n_layers),
+        "layers": layers or (pre.random_layers if smoke else spec.n_layers),
         "window": SPEECH_WINDOW if spec.modality == "speech" else pre.window,
         **{"source": source, "dtype": str(dtype or "float32"), "seed": 0},
     }
