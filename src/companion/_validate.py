@@ -266,8 +266,11 @@ def check_finite_array(
     try:
         arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
     except OverflowError:  # Python ints beyond float64 (10**400)
-        big = max((v for v in np.ravel(np.asarray(x, dtype=object)) if isinstance(v, int)),
-                  key=abs, default=0)
+        big = max(
+            (v for v in np.ravel(np.asarray(x, dtype=object)) if isinstance(v, int)),
+            key=abs,
+            default=0,
+        )
         raise ValueError(_too_large(name, big)) from None
     except (TypeError, ValueError, RuntimeError) as err:  # RuntimeError: a tensor inside
         hint = " (a tensor that requires grad: pass it detached)" if "grad" in str(err) else ""
@@ -388,7 +391,7 @@ def check_memory(nbytes: float, name: str, value, *, what: str) -> None:
     >>> check_memory(8 * 10**15, "samples", 10**12, what="10**12 x 1000 float64 draws")
     Traceback (most recent call last):
     ...
-    ValueError: `samples` must fit in this machine's memory (...); got 1000000000000, which needs about 7.28e+03 TiB (10**12 x 1000 float64 draws)
+    ValueError: `samples` must fit in this machine's memory (...); got 1000000000000, ...
     """
     limit = memory_bytes()
     if nbytes > limit:
@@ -411,7 +414,7 @@ def check_work(ops: float, name: str, value, *, what: str, limit: float = WORK_L
     >>> check_work(2e11, "d", 10**7, what="20000 samples x d draws")
     Traceback (most recent call last):
     ...
-    ValueError: `d` must keep the work under 1e+11 operations (about half an hour on one core); got 10000000, which needs about 2e+11 (20000 samples x d draws)
+    ValueError: `d` must keep the work under 1e+11 operations (...); got 10000000, ...
     """
     if ops > limit:
         raise ValueError(

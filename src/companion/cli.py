@@ -25,7 +25,8 @@ def _claims(args) -> int:
 
     if args.list:
         for c in ledger.all_claims(args.paper):
-            print(f"{c.id}  ({c.evidence})")
+            control = f"  control: {c.control_method or 'none: ' + c.control_none}"
+            print(f"{c.id}  ({c.evidence}){control if args.controls else ''}")
         return 0
     try:
         ids = [ledger.get(i).id for i in args.id] if args.id else None

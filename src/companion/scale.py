@@ -7,8 +7,9 @@
   tiny width).
 
 Each chapter's sizes live in its module, ``companion.chapters.<part>.<chapter>.SIZES``, one
-entry per scale. The chapters read :data:`SCALE` once; set ``COMPANION_SCALE`` to override
-the detection. Detection never imports torch (theory chapters stay light): a GPU is assumed
+entry per scale. The chapters read :data:`SCALE` once (it is detected when first read, so a
+bad ``COMPANION_SCALE`` is one clear error there, not at import); set ``COMPANION_SCALE`` to
+override the detection. Detection never imports torch (theory chapters stay light): a GPU is assumed
 when ``nvidia-smi`` is on the PATH.
 """
 
@@ -18,7 +19,7 @@ import os
 import shutil
 import sys
 
-__all__ = ["SCALE", "SCALES", "check_scale", "detect_scale", "on_colab"]
+__all__ = ["SCALE", "SCALES", "check_scale", "detect_scale", "on_colab"]  # noqa: F822 (lazy)
 
 #: Every scale, smallest last.
 SCALES = ("cpu", "full", "smoke")
@@ -54,4 +55,15 @@ def detect_scale() -> str:
     return "full" if shutil.which("nvidia-smi") else "cpu"
 
 
-SCALE = detect_scale()
+_DETECTED: list = []
+
+
+def __getattr__(name: str):
+    """:data:`SCALE`, detected when first read (PEP 562): a bad ``COMPANION_SCALE`` is one
+    ValueError where the scale is read, and importing this module (``companion models``, the
+    CLI's parser) never fails on it."""
+    if name == "SCALE":
+        if not _DETECTED:
+            _DETECTED.append(detect_scale())
+        return _DETECTED[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

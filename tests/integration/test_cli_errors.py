@@ -3,6 +3,7 @@ constraint and the value, with exit code 2 (issue 13: these printed raw tracebac
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -46,6 +47,42 @@ CASES = [
     (["claims", "--id", "nope"], "error: unknown claim id 'nope'", "companion claims --list"),
     (["claims", "--paper", "nope"], "error: argument --paper: invalid choice: 'nope'", ""),
     (SF + ["--model", "x", "--seeds", "two"], "error: argument --seeds: invalid int", "'two'"),
+    # issue 22: every setting checked before a model loads, sizes bounded by their memory
+    (
+        DD + ["--model", "gpt2", "--init", "random", "--out", "/proc/nope"],
+        "error: argument --out: must be a folder this process can write; got '/proc/nope'",
+        ")",
+    ),
+    (
+        DD + ["--model", "gpt2", "--init", "random", "--out", "/dev/null"],
+        "error: argument --out: must be a folder; got '/dev/null', which is not a folder",
+        "",
+    ),
+    (
+        DD + ["--model", "gpt2", "--init", "random", "--out", ""],
+        "error: argument --out: must name a folder; got ''",
+        "(leave --out out for the default)",
+    ),
+    (
+        SF + ["--model", "smollm2-135m", "--out", "/dev/null"],
+        "error: argument --out: must be a folder; got '/dev/null'",
+        "",
+    ),
+    (
+        SF + ["--model", "smollm2-135m", "--seeds", str(10**12)],  # a MemoryError after 26 s
+        "error: argument --seeds: must fit in this machine's memory (",
+        "(at least 1024 bytes a seed: its record and flips)",
+    ),
+    (
+        DD + ["--model", "gpt2", "--tokens", str(10**12)],
+        "error: argument --tokens: must fit in this machine's memory (",
+        "(~16 bytes a token: ids, text and statistics)",
+    ),
+    (
+        DD + ["--model", "all", "--init", "random", "--layers", "100"],  # was 22 lines
+        "error: argument --layers: must be an integer in [1, 6] with --model all",
+        "has 6 blocks); got 100",
+    ),
 ]
 NO_CUDA = [
     (SF + ["--model", "smollm2-135m", "--device", "cuda"], "error: argument --device: ", "'cuda'"),
@@ -115,3 +152,74 @@ def test_the_installed_command_prints_no_traceback():
     )
     assert out.returncode == 2 and out.stderr.startswith("error: argument --model: ")
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_out_that_is_a_file_is_refused_before_any_model_loads(tmp_path, capsys, monkeypatch):
+    """``--out`` pointing at a file computed the whole diagnosis first (issue 22)."""
+    import companion.llm.loading as loading
+
+    def never(*a, **k):
+        raise AssertionError("a model was loaded before --out was checked")
+
+    monkeypatch.setattr(loading, "load_model", never)
+    afile = tmp_path / "a-file"
+    afile.write_text("mine\n")
+    rc, err = _run(DD + ["--model", "gpt2", "--init", "random", "--out", str(afile)], capsys)
+    assert rc == 2 and err.strip() == (
+        f"error: argument --out: must be a folder; got {str(afile)!r}, which is not a folder"
+    )
+    assert afile.read_text() == "mine\n"
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        if not os.access(ro, os.W_OK):  # root writes to read-only folders
+            rc, err = _run(DD + ["--model", "gpt2", "--init", "random", "--out", str(ro)], capsys)
+            assert rc == 2 and "must be a folder this process can write" in err
+    finally:
+        ro.chmod(0o700)
+
+
+def test_companion_scale_bogus_is_one_error_where_the_scale_is_read():
+    """COMPANION_SCALE=bogus broke every command at import, `companion models` included."""
+    env = dict(os.environ, COMPANION_SCALE="bogus")
+    models = subprocess.run(
+        [sys.executable, "-m", "companion", "models"], capture_output=True, text=True, env=env
+    )
+    assert models.returncode == 0 and "gpt2" in models.stdout, models.stderr
+    read = subprocess.run(
+        [sys.executable, "-c", "from companion.scale import SCALE"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert read.returncode == 1
+    assert read.stderr.strip().splitlines()[-1] == (
+        "ValueError: `COMPANION_SCALE` must be one of 'cpu', 'full', 'smoke'; got 'bogus'"
+    )
+
+
+def test_claims_list_controls_lists_each_claims_control(capsys):
+    """``claims --list --controls`` ignored --controls."""
+    from companion import ledger
+
+    assert cli.main(["claims", "--list", "--controls"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    claims = ledger.all_claims(None)
+    assert len(lines) == len(claims)
+    for line, c in zip(lines, claims, strict=True):
+        assert line.startswith(f"{c.id}  ({c.evidence})  control: ")
+        assert line.endswith(c.control_method or c.control_none)
+    assert cli.main(["claims", "--list"]) == 0
+    assert "control:" not in capsys.readouterr().out
+
+
+def test_smoke_scale_checks_and_records_what_it_builds(tmp_path):
+    """At the smoke scale a text model is one block of width 32: ``--tokens 100`` was refused
+    as "must be > d = 768", and ``--init trained`` records said ``"layers": 12``."""
+    from companion.llm.dead_directions import run_dead_directions
+
+    rec = run_dead_directions(
+        "gpt2", init="trained", scale="smoke", tokens=100, out=str(tmp_path), show_progress=False
+    )
+    assert (rec["d"], rec["layers"], rec["settings"]["tokens"]) == (32, 1, 100)
+    with pytest.raises(ValueError, match=r"`tokens` must be > d = 32 for model 'gpt2'"):
+        run_dead_directions("gpt2", init="random", scale="smoke", tokens=32, out=str(tmp_path))

@@ -664,6 +664,13 @@ EDGE_CASES = [
         "`width` must fit in this machine's memory (",
     ),
     (
+        lambda: __import__("companion.llm.data", fromlist=["x"]).token_windows(
+            ns().tokenizer, n_windows=1, window=32, offset=10**9
+        ),  # named `n_windows` and a negative bound
+        ValueError,
+        "`offset` must be < ",
+    ),
+    (
         lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded
         ValueError,
         "`samples` must fit in this machine's memory (",

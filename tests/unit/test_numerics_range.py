@@ -19,8 +19,10 @@ def _exact_student_t_cos2(nu: float) -> float:
         return float((v - 2) / mpmath.pi * ratio**2)
 
 
-@pytest.mark.parametrize("nu", [2.01, 2.5, 3, 4.5, 7, 19.9, 21, 1e3, 2e4, 1e8, 1e15, 1e16,
-                                1e20, 1e50, 1e100, 1e200, 1e300])
+@pytest.mark.parametrize(
+    "nu",
+    [2.01, 2.5, 3, 4.5, 7, 19.9, 21, 1e3, 2e4, 1e8, 1e15, 1e16, 1e20, 1e50, 1e100, 1e200, 1e300],
+)
 def test_student_t_cos2_matches_mpmath(nu):
     got = bussgang_cos2("student_t", nu=nu)
     assert 0 <= got <= 1

@@ -20,6 +20,11 @@ parameter at a time replaced by a value it must refuse; the call must raise
   out-of-range, wrong-shape and degenerate inputs, and the degenerate inputs that have a
   well-defined, documented answer.
 
+``companion.results`` is collected too (its rows, on files in a temporary folder, are in
+``results_param_rows.py``), and ``test_environment_variable_is_refused_where_it_is_read``
+covers the environment variables the library reads (``COMPANION_SCALE``,
+``COMPANION_MEMORY``, ``COMPANION_RESULTS``): one error where each is read.
+
 ``companion.llm`` imports torch lazily; it is collected only when torch imports, and its
 rows (``llm_param_rows.py``) build their models, windows and tokenizers lazily, once. A
 target returning a context manager is entered, a generator advanced once: that is where
@@ -41,6 +46,7 @@ import warnings
 import llm_param_rows as llm_rows
 import numpy as np
 import pytest
+import results_param_rows as results_rows
 
 from companion import stats
 from companion.stats import MCEstimate
@@ -59,7 +65,12 @@ from companion.theory import transverse_ratio as tr
 from companion.theory.null_classifier import NullDistribution, random_direction_null
 
 #: (package, module that must import for it to be collected, or None).
-PACKAGES = (("companion.theory", None), ("companion.stats", None), ("companion.llm", "torch"))
+PACKAGES = (
+    ("companion.theory", None),
+    ("companion.stats", None),
+    ("companion.results", None),
+    ("companion.llm", "torch"),
+)
 
 
 def _importable(name: str | None) -> bool:
@@ -386,6 +397,8 @@ class _Lazy:
         return self.value
 
 
+VALID.update(results_rows.ROWS)
+INSTANCES.update(results_rows.INSTANCES)
 VALID.update({k: _Lazy(f) for k, f in llm_rows.ROWS.items()})
 INSTANCES.update({k: _Lazy(f) for k, f in llm_rows.INSTANCES.items()})
 
@@ -414,6 +427,7 @@ EXEMPT = {
     "theory.transverse_ratio.BranchMoments": _RECORD,
     "theory.transverse_ratio.TransverseRatioResult": _RECORD,
     **llm_rows.EXEMPT,
+    **results_rows.EXEMPT,
 }
 
 #: Scalar parameters that also take arrays (elementwise functions).
@@ -928,3 +942,22 @@ def test_llm_edge_case_is_refused(call, exc, msg):
 def test_llm_documented_edge_results():
     a, b = llm_rows.vector_cos2_of_an_array()
     assert a == b and 0 < a.value <= 1
+    # (channels, time) audio is resampled along time, each channel alike (was the channel axis)
+    from companion.llm.speech import resample
+
+    t = np.arange(22050) / 22050
+    two = np.stack([np.sin(2 * np.pi * 440 * t), np.cos(2 * np.pi * 440 * t)])
+    out = resample(two, 22050)
+    assert out.shape == (2, 16000)
+    np.testing.assert_array_equal(out[0], resample(two[0], 22050))
+
+
+@pytest.mark.parametrize(
+    "var, value, call, exc, msg",
+    results_rows.ENV_CASES,
+    ids=[f"{c[0]}={c[1][:12]}" for c in results_rows.ENV_CASES],
+)
+def test_environment_variable_is_refused_where_it_is_read(var, value, call, exc, msg, monkeypatch):
+    monkeypatch.setenv(var, value)
+    with pytest.raises(exc, match=re.escape(msg)):
+        call()

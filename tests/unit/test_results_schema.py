@@ -111,16 +111,21 @@ def test_a_forced_rerun_appends_and_its_record_replaces_the_old_one(tmp_path):
     assert results.ResultStore(path).get("a")["value"] == 3.0 and store.get("zz") is None
 
 
-def test_a_file_of_mostly_superseded_records_is_compacted(tmp_path):
+def test_a_replaced_record_leaves_one_line_per_key(tmp_path):
     path = tmp_path / "r.jsonl"
     store = results.ResultStore(path)
-    for i in range(200):
+    for i in range(20):
         store.append({"key": f"k{i % 3}", "value": float(i)}, command="test")
-    assert path.read_text().count("\n") <= 2 * 32 + 1
+    assert path.read_text().count("\n") == 3
     assert [(r["key"], r["value"]) for r in store.records()] == [
-        ("k2", 197.0), ("k0", 198.0), ("k1", 199.0)
+        ("k2", 17.0), ("k0", 18.0), ("k1", 19.0)
     ]  # fmt: skip
     assert store.records() == results.read_jsonl(path)
+    lines = path.read_text().splitlines()  # a file with a key twice (an older writer): the later
+    k0 = next(line for line in lines if '"key": "k0"' in line)
+    path.write_text("\n".join(lines + [k0.replace('"value": 18.0', '"value": 5.0')]) + "\n")
+    assert [(r["key"], r["value"]) for r in results.read_jsonl(path)][-1] == ("k0", 5.0)
+    assert len(results.read_jsonl(path)) == 3
 
 
 def test_an_append_reads_nothing_but_the_lines_other_writers_added(tmp_path, monkeypatch):
@@ -170,3 +175,54 @@ def test_run_record_resumes_from_the_index(tmp_path):
     first = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 1.0})
     again = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 2.0})
     assert calls == [1] and again["v"] == first["v"] == 1.0
+
+
+def test_a_reader_waits_for_a_writer_mid_line_instead_of_calling_it_truncated(tmp_path):
+    """Appends are not atomic renames any more: a reader that meets a line without its
+    newline while a writer holds the folder's lock reads it again once the lock is free."""
+    import threading
+    import warnings
+
+    from companion.results.store import locked
+
+    path = tmp_path / "r.jsonl"
+    store = results.ResultStore(path)
+    store.append({"key": "a", "value": 1.0}, command="test")
+    line = results.dumps_strict({"key": "b", "value": 2.0}).encode()
+    with locked(str(tmp_path)):
+        with open(path, "ab") as fh:
+            fh.write(line[:10])
+        got = []
+        threads = [
+            threading.Thread(target=lambda: got.append(results.read_jsonl(path))),
+            threading.Thread(target=lambda: got.append(results.ResultStore(path).records())),
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", results.ResultsWarning)
+            for t in threads:
+                t.start()
+            threads[0].join(0.3)
+            assert threads[0].is_alive() and threads[1].is_alive()  # waiting for the lock
+            with open(path, "ab") as fh:
+                fh.write(line[10:] + b"\n")
+    for t in threads:
+        t.join(10)
+    assert [[r["key"] for r in recs] for recs in got] == [["a", "b"], ["a", "b"]]
+
+
+def test_a_sign_flip_record_is_checked_by_its_kind(tmp_path):
+    """A leverage point without its p crashed the ledger with a KeyError deep in a summary."""
+    src = ROOT / "results" / "sign_flips" / "smollm2-135m" / "leverage-cpu.jsonl"
+    lines = src.read_text().splitlines()
+    n = next(i for i, line in enumerate(lines) if json.loads(line)["key"].startswith("leverage|"))
+    rec = json.loads(lines[n])
+    del rec["p"]
+    lines[n] = json.dumps(rec)
+    path = tmp_path / "leverage-cpu.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(results.RecordError) as info:
+        results.read_jsonl(path)
+    assert str(info.value) == (
+        f"`path` must hold sign-flip records; {path} line {n + 1}: field 'p': missing "
+        "(a number, which a 'leverage' record holds)"
+    )

@@ -20,6 +20,7 @@ their modules only when they execute.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from companion.scale import SCALES
@@ -51,30 +52,87 @@ def _check_device(args) -> None:
         check_device(args.device)
 
 
+def _check_out(out) -> None:
+    """``--out`` must be a folder this process can write (created if absent), checked before
+    any model loads: a file, ``/dev/null``, ``''``, a folder under ``/proc`` or a read-only
+    one is one line, not a failure after the whole computation.
+
+    A probe file (``.tmp-<pid>-*.jsonl``, removed at once; a killed probe is removed by the
+    next store that opens the folder) proves the folder writable.
+    """
+    import tempfile
+
+    if out is None:
+        return
+    if out == "":
+        raise ValueError("`out` must name a folder; got '' (leave --out out for the default)")
+    path = os.path.abspath(os.path.expanduser(out))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"`out` must be a folder; got {out!r}, which is not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=f".tmp-{os.getpid()}-", suffix=".jsonl")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ValueError(
+            f"`out` must be a folder this process can write; got {out!r} ({why})"
+        ) from None
+
+
+#: Bytes a calibration token costs before any model loads: its id, its text, its statistics.
+_BYTES_PER_TOKEN = 16
+#: Bytes a seed costs at least: its record (in the file and in memory) and its flip masks.
+_BYTES_PER_SEED = 1024
+
+
 def _dead_directions(args) -> int:
-    """Check every option (names, depth, tokens, device) before any model loads."""
-    from companion._validate import check_int
+    """Check every option (names, depth, tokens, out, device) before any model loads."""
+    from companion._validate import check_int, check_memory
     from companion.llm.dead_directions import run_cli
-    from companion.llm.registry import get_spec
+    from companion.llm.registry import get_spec, list_models
 
     specs = [get_spec(m) for m in args.model if m != "all"]
     if args.tokens is not None:
-        check_int(args.tokens, "tokens", low=1)
+        tokens = check_int(args.tokens, "tokens", low=1)
+        check_memory(
+            _BYTES_PER_TOKEN * tokens,
+            "tokens",
+            tokens,
+            what=f"~{_BYTES_PER_TOKEN} bytes a token: ids, text and statistics",
+        )
     if isinstance(args.layers, int):
         if args.init == "trained":
             raise ValueError(f"`layers` must be left out with --init trained; got {args.layers}")
+        if "all" in args.model:  # one line, not one per model
+            low = min(list_models(), key=lambda s: s.n_layers)
+            if not 1 <= args.layers <= low.n_layers:
+                raise ValueError(
+                    f"`layers` must be an integer in [1, {low.n_layers}] with --model all "
+                    f"(the shallowest, {low.name}, has {low.n_layers} blocks); got {args.layers}"
+                )
         for spec in specs:
             check_int(args.layers, "layers", low=1, high=spec.n_layers)
+    _check_out(args.out)
     _check_device(args)
     return run_cli(args)
 
 
 def _sign_flips(args) -> int:
-    from companion._validate import check_int
+    """Check every option (seeds, out, device) before any model loads."""
+    from companion._validate import check_int, check_memory
     from companion.llm.sign_flips import run_cli
 
     if args.seeds is not None:
-        check_int(args.seeds, "seeds", low=1)
+        seeds = check_int(args.seeds, "seeds", low=1)
+        check_memory(
+            _BYTES_PER_SEED * seeds,
+            "seeds",
+            seeds,
+            what=f"at least {_BYTES_PER_SEED} bytes a seed: its record and flips",
+        )
+    _check_out(args.out)
     _check_device(args)
     return run_cli(args)
 

@@ -131,6 +131,11 @@ def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki
     offset = check_int(offset, "offset", low=0)
     ids = _token_ids(tokenizer, check_choice(source, "source", SOURCES))
     available = len(ids) // window
+    if offset >= available:  # no window left to take: the offset is what is out of range
+        raise ValueError(
+            f"`offset` must be < {available} (the windows of source {source!r} at window "
+            f"{window}: {len(ids)} tokens); got {offset}"
+        )
     if offset + n_windows > available:
         raise ValueError(
             f"`n_windows` must be <= {available - offset} for source {source!r} "

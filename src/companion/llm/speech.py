@@ -142,7 +142,8 @@ def synthesize(text: str, *, voice: str = "en-us", speed: int = _DEFAULT_SPEED):
 
 
 def resample(audio, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
-    """``audio`` at ``rate`` Hz → float32 at ``target`` Hz (polyphase, anti-aliased).
+    """``audio`` at ``rate`` Hz → float32 at ``target`` Hz (polyphase, anti-aliased); time is
+    the last axis (a ``(channels, time)`` array keeps its channels).
 
     Examples
     --------
@@ -157,7 +158,7 @@ def resample(audio, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
     from scipy.signal import resample_poly
 
     f = Fraction(target, rate)
-    return resample_poly(x, f.numerator, f.denominator).astype(np.float32)
+    return resample_poly(x, f.numerator, f.denominator, axis=-1).astype(np.float32)
 
 
 def log_mel(audio, sampling_rate: int, extractor) -> np.ndarray:

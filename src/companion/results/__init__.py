@@ -18,13 +18,13 @@ record's ``"_nonfinite"`` field (JSON Pointer → ``"NaN"``, ``"Infinity"`` or
 ``"-Infinity"``), and :func:`read_jsonl` puts the value back, so a record reads back exactly as
 it was written. Older files that carry bare ``NaN``/``Infinity`` still read.
 
-Under faults nothing finished is lost. An append writes and fsyncs one line at the end of
-the file (O(1): the file is never re-read or re-serialised to add a record), serialised by a
-lock on the folder, so two writers never lose each other's records; a write that fails (a full
-disk, Ctrl-C) is cut back, and a rewrite (:func:`write_jsonl`, a compaction) is atomic (a
-temporary file renamed into place). A temporary left by a killed process
-(``.tmp-<pid>-*.jsonl``) is removed the next time a store opens the folder
-(:func:`remove_stale_temporaries`). A file whose last line was cut short (a writer killed
+Under faults nothing finished is lost. An append of a new record writes and fsyncs one line
+at the end of the file (O(1): the file is never re-read or re-serialised to add a record),
+serialised by a lock on the folder, so two writers never lose each other's records; a write
+that fails (a full disk, Ctrl-C) is cut back, and a rewrite (:func:`write_jsonl`, a record
+replaced by a forced rerun) is atomic (a temporary file renamed into place). A temporary
+left by a killed process (``.tmp-<pid>-*.jsonl``) is removed the next time a store opens the
+folder (:func:`remove_stale_temporaries`). A file whose last line was cut short (a writer killed
 mid-line, a copy or a disk that filled up) still reads: its complete records are returned with
 a :class:`ResultsWarning` naming the file and the line, and the next writer moves the partial
 line to ``<name>.line<N>.partial`` beside it. Every record is read through one schema
@@ -114,8 +114,16 @@ def results_root(*, write: bool = False) -> Path:
         True for a root new records may be written to: never the folder inside an installed
         package, which a reinstall would replace.
     """
+    from companion._validate import check_bool
+
+    write = check_bool(write, "write")
     env = os.environ.get("COMPANION_RESULTS")
     if env:
+        if os.path.exists(env) and not os.path.isdir(env):
+            raise ValueError(
+                f"`COMPANION_RESULTS` must name a folder (the results root); got {env!r}, "
+                "which is not a folder"
+            )
         return Path(env)
     checkout = _checkout_results()
     if checkout is not None:
@@ -126,7 +134,13 @@ def results_root(*, write: bool = False) -> Path:
 
 
 def experiment_dir(experiment: str, *, write: bool = False) -> Path:
-    """``results_root(write=write) / experiment``."""
+    """``results_root(write=write) / experiment``; ``experiment`` is one folder name."""
+    if not isinstance(experiment, str):
+        raise TypeError(
+            f"`experiment` must be a folder name (str); got {type(experiment).__name__}"
+        )
+    if not experiment or experiment in (".", "..") or "/" in experiment or os.sep in experiment:
+        raise ValueError(f"`experiment` must be one folder name; got {experiment!r}")
     return results_root(write=write) / experiment
 
 
@@ -139,6 +153,9 @@ def locate(*parts: str) -> Path:
     >>> locate("sign_flips", "no-such-model", "table1-cpu.jsonl").name
     'table1-cpu.jsonl'
     """
+    bad = [p for p in parts if not isinstance(p, str) or not p]
+    if bad:
+        raise TypeError(f"`parts` must be non-empty path components (str); got {bad[0]!r}")
     written, shipped = results_root(write=True), results_root()
     for root in dict.fromkeys((written, shipped)):
         if (root.joinpath(*parts)).exists():

@@ -20,15 +20,13 @@ from companion.results.strict import (
     parse_line,
 )
 
-__all__ = [
-    "ResultsWarning",
-    "latest",
-    "read_json",
-    "read_jsonl",
-    "remove_stale_temporaries",
-    "scan",
-    "write_jsonl",
-]
+__all__ = ["ResultsWarning", "read_json", "read_jsonl", "remove_stale_temporaries", "write_jsonl"]
+
+
+def check_schema(schema) -> RecordSchema | None:
+    if schema is not None and not isinstance(schema, RecordSchema):
+        raise TypeError(f"`schema` must be a RecordSchema or None; got {type(schema).__name__}")
+    return schema
 
 
 class ResultsWarning(UserWarning):
@@ -47,7 +45,9 @@ def _record(raw: bytes, path, number: int, schema: RecordSchema, last: bool):
             f"`path` must hold one JSON record per line; {path} line {number}: {why}"
         ) from None
     except (DuplicateKey, BadFlag) as err:
-        raise RecordError(f"`path` must hold {schema.name} records; {path} line {number}: {err}")
+        raise RecordError(
+            f"`path` must hold {schema.name} records; {path} line {number}: {err}"
+        ) from None
     problem = schema.problem(value)
     if problem is not None:
         raise RecordError(
@@ -135,9 +135,15 @@ def read_jsonl(path, *, schema: RecordSchema | None = None) -> list[dict]:
         the schema, naming the field too.
     """
     path = Path(check_path(path))
+    schema = check_schema(schema)
     if not path.exists():
         return []
     out, partial, _, _ = scan(path, schema=schema)
+    if partial is not None:  # perhaps a writer's line being written: read again after it
+        from companion.results.store import locked
+
+        with locked(str(path.parent)):
+            out, partial, _, _ = scan(path, schema=schema)
     if partial is not None:
         warn_partial(path, partial, len(out))
     return latest(out)
@@ -192,15 +198,23 @@ def remove_stale_temporaries(folder, pattern, *, max_age_s: float = 3600.0) -> l
     >>> [p.name for p in remove_stale_temporaries(d, r"^\.tmp-(?P<pid>\d+)-.*\.jsonl$")]
     ['.tmp-999999999-x.jsonl']
     """
+    from companion._validate import check_real
+
+    if isinstance(folder, bool) or not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(
+            f"`folder` must be a path (str or os.PathLike); got {type(folder).__name__}"
+        )
     folder = Path(os.fspath(folder))
     if isinstance(pattern, str):
-        pattern = re.compile(pattern)
+        try:
+            pattern = re.compile(pattern)
+        except re.error as err:
+            raise ValueError(
+                f"`pattern` must be a regular expression; got {pattern!r}: {err}"
+            ) from None
     if not isinstance(pattern, re.Pattern):
         raise TypeError(f"`pattern` must be a regular expression; got {type(pattern).__name__}")
-    if isinstance(max_age_s, bool) or not isinstance(max_age_s, (int, float)):
-        raise TypeError(f"`max_age_s` must be a real number; got {type(max_age_s).__name__}")
-    if not max_age_s >= 0:
-        raise ValueError(f"`max_age_s` must be >= 0; got {max_age_s}")
+    max_age_s = check_real(max_age_s, "max_age_s", low=0.0)
     try:
         entries = sorted(folder.iterdir())
     except OSError:
@@ -232,8 +246,14 @@ def write_jsonl(path, records) -> None:
     from companion.results.store import locked
 
     path = Path(check_path(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
+        raise TypeError(f"`records` must be an iterable of dicts; got {type(records).__name__}")
+    records = list(records)
+    bad = next((r for r in records if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise TypeError(f"`records` must hold dicts; got a {type(bad).__name__}")
     lines = [dumps_strict(r) for r in records]
+    path.parent.mkdir(parents=True, exist_ok=True)
     with locked(str(path.parent)):
         replace(path, lines)
 
@@ -256,5 +276,5 @@ def replace(path: Path, lines: list[str]) -> None:
 
 def read_json(path):
     """One JSON document (a benchmark summary ...), with flagged non-finite values put back."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = json.loads(Path(check_path(path)).read_text(encoding="utf-8"))
     return _restore(data) if isinstance(data, dict) else data

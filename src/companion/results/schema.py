@@ -80,20 +80,45 @@ def _article(kinds: str) -> str:
 @dataclass(frozen=True)
 class RecordSchema:
     """Fields a record must hold (``required``) and types of those it may hold
-    (``optional``), each as JSON type names joined by ``|`` (``"string|null"``)."""
+    (``optional``), each as JSON type names joined by ``|`` (``"string|null"``); ``kinds``
+    adds required fields by the record's kind, the part of its ``key`` before ``|``
+    (``"leverage|p=0.01|seed=0"``: a leverage point)."""
 
     name: str
     required: dict = field(default_factory=dict)
     optional: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"`name` must be a non-empty str; got {self.name!r}")
+        if not isinstance(self.kinds, dict):
+            raise TypeError(f"`kinds` must be a dict of kind -> fields; got {self.kinds!r}")
+        for which in ("required", "optional", *(f"kinds[{k!r}]" for k in self.kinds)):
+            fields = self.kinds[which[7:-2]] if which.startswith("kinds[") else getattr(self, which)
+            if not isinstance(fields, dict):
+                raise TypeError(f"`{which}` must be a dict of field -> type; got "
+                                f"{type(fields).__name__}")  # fmt: skip
+            for key, kinds in fields.items():
+                ok = isinstance(key, str) and isinstance(kinds, str)
+                if not ok or not all(k in _TYPES for k in kinds.split("|")):
+                    raise ValueError(
+                        f"`{which}` must map field names to JSON types joined by '|' "
+                        f"({', '.join(_TYPES)}); got {key!r}: {kinds!r}"
+                    )
 
     def problem(self, record) -> str | None:
         """What is wrong with ``record`` (one phrase naming the field), or None."""
         if not isinstance(record, dict):
             return f"a record must be a JSON object; got a JSON {json_kind(record)}"
-        for name, kinds in self.required.items():
+        key = record.get("key")
+        kind = key.split("|", 1)[0] if isinstance(key, str) else None
+        required = {**self.required, **self.kinds.get(kind, {})}
+        for name, kinds in required.items():
             if name not in record:
-                return f"field {name!r}: missing ({_article(kinds)})"
-        for name, kinds in {**self.optional, **self.required}.items():
+                of = f", which a {kind!r} record holds" if name not in self.required else ""
+                return f"field {name!r}: missing ({_article(kinds)}{of})"
+        for name, kinds in {**self.optional, **required}.items():
             if name in record and not _is(record[name], kinds):
                 return (
                     f"field {name!r}: must be {_article(kinds)}; got "
@@ -147,9 +172,25 @@ DEAD_DIRECTIONS = RecordSchema(
 
 #: ``companion run sign-flips`` (one file per model and experiment; its records differ by
 #: kind, so only what every one of them holds is required).
+_NLL = {"nll": "number", "ppl": "number"}
+_DNLL = {**_NLL, "dnll": "number", "dnll_per_window": "array", "dnll_window_se": "number"}
 SIGN_FLIPS = RecordSchema(
-    "sign-flip", required={"key": "string"}, optional={**_STANDARD, "meta": "object"}
-)
+    "sign-flip",
+    required={"key": "string"},
+    optional={**_STANDARD, "meta": "object"},
+    kinds={
+        "baseline": {**_NLL, "tokens": "integer"},
+        "leverage": {**_DNLL, "p": "number", "pool": "string", "n_flips": "integer"},
+        "outlier": {**_DNLL, "p": "number", "pool": "string", "kind": "string"},
+        "outlier_random": {**_DNLL, "p": "number", "pool": "string", "kind": "string"},
+        "svm": {**_DNLL, "p": "number", "kind": "string"},
+        "column": {**_DNLL, "layer": "string", "alpha": "number", "colnorm": "number"},
+        "table1": {"layer": "string", "shape": "array", "row_cos2": "number",
+                   "vector_cos2": "number", "vector_cos2_se": "number", "kurtosis": "number"},
+        "alpha": {"layer": "string", "alpha_ratio": "array", "colnorm": "array",
+                  "energy": "array", "outlier_columns": "array"},
+    },
+)  # fmt: skip
 
 THEOREM3 = RecordSchema(
     "Theorem 3 grid",
@@ -187,6 +228,8 @@ def schema_for(path) -> RecordSchema:
     >>> schema_for("notes.jsonl").name
     'results'
     """
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`path` must be a path (str or os.PathLike); got {type(path).__name__}")
     name = os.path.basename(os.fspath(path))
     for pattern, schema in SCHEMAS:
         if fnmatch.fnmatchcase(name, pattern):

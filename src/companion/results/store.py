@@ -16,6 +16,7 @@ from companion.results.jsonl import (
     TMP_JSONL,
     ResultsWarning,
     check_path,
+    check_schema,
     latest,
     quarantine_name,
     remove_stale_temporaries,
@@ -26,7 +27,7 @@ from companion.results.jsonl import (
 from companion.results.schema import RecordError, RecordSchema, schema_for
 from companion.results.strict import dumps_strict, loads_strict
 
-__all__ = ["ResultStore", "locked", "run_record", "settings_key"]
+__all__ = ["ResultStore", "run_record", "settings_key"]
 
 #: Bytes before the read offset that must be unchanged for an incremental read to be valid.
 _FINGERPRINT = 64
@@ -40,6 +41,8 @@ def settings_key(settings: dict) -> str:
     >>> settings_key({"a": 1, "b": 2}) == settings_key({"b": 2, "a": 1})
     True
     """
+    if not isinstance(settings, dict):
+        raise TypeError(f"`settings` must be a dict; got {type(settings).__name__}")
     blob = json.dumps(settings, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -74,10 +77,11 @@ class ResultStore:
     One record per model × init × setting, keyed by :func:`settings_key`. Every ``companion
     run`` command uses a store the same way: records are **appended**, never deleted; with
     ``--resume`` a setting already stored is skipped, without it the setting is measured
-    again and its new record, appended, replaces the old one when read (a file whose
-    superseded records outnumber the live ones is compacted, atomically).
+    again and its new record replaces the old one (records of other settings stay).
 
-    An append writes and fsyncs the new line only (O(1) in the file's size), under an
+    An append of a new setting writes and fsyncs the new line only (O(1) in the file's
+    size); replacing a stored setting rewrites the file atomically (a temporary renamed into
+    place, O(records)), so a file holds one line per key. Both happen under an
     exclusive lock on the folder, so two writers never lose each other's records; a write
     that fails or is interrupted in this process (a full disk, Ctrl-C) is cut back to the
     old end of the file, so no partial line survives it. Reads are incremental: the store
@@ -104,9 +108,7 @@ class ResultStore:
 
     def __init__(self, path, *, schema: RecordSchema | None = None):
         self.path = check_path(path)
-        if schema is not None and not isinstance(schema, RecordSchema):
-            raise TypeError(f"`schema` must be a RecordSchema or None; got {type(schema).__name__}")
-        self.schema = schema
+        self.schema = check_schema(schema)
         folder = self._folder()
         if os.path.isdir(folder):
             with locked(folder):
@@ -121,8 +123,12 @@ class ResultStore:
 
     # ------------------------------------------------------------------------ reading
 
-    def _refresh(self) -> _Cache:
-        """Bring the cache up to date with the file, reading only what is new."""
+    def _refresh(self, *, settle: bool = True) -> _Cache:
+        """Bring the cache up to date with the file, reading only what is new.
+
+        A last line without its newline may be another writer's line being written: it is
+        read again once that writer's lock is released (``settle``), and only then reported
+        as truncated."""
         cache = getattr(self, "_cache", None)
         try:
             st = os.stat(self.path)
@@ -152,6 +158,9 @@ class ResultStore:
             cache.tail = self._read_tail(end)
         cache.mtime = st.st_mtime_ns if end == st.st_size else 0
         self._cache = cache
+        if partial is not None and settle and not getattr(self, "_holding", False):
+            with locked(self._folder()):  # a writer mid-line holds the lock: wait for it
+                return self._refresh(settle=False)
         if partial is not None:
             warn_partial(self.path, partial, len(cache.records))
         return cache
@@ -186,12 +195,12 @@ class ResultStore:
 
     def done(self, key: str) -> bool:
         """True when a record with this key is stored."""
-        return key in self._refresh().index
+        return _check_key(key) in self._refresh().index
 
     def get(self, key: str) -> dict | None:
         """The stored record with this key (a copy), or None."""
         cache = self._refresh()
-        i = cache.index.get(key)
+        i = cache.index.get(_check_key(key))
         return None if i is None else dict(cache.records[i])
 
     # ------------------------------------------------------------------------ writing
@@ -230,7 +239,8 @@ class ResultStore:
         """Add one record (standard fields filled in unless given) and return it: one line
         written and fsynced at the end of the file.
 
-        A record whose key is already stored replaces the old one (a forced rerun).
+        A record whose key is already stored replaces the old one (a forced rerun; the file
+        is then rewritten atomically).
         """
         if not isinstance(record, dict):
             raise TypeError(f"`record` must be a dict; got {type(record).__name__}")
@@ -254,15 +264,21 @@ class ResultStore:
         folder = self._folder()
         os.makedirs(folder, exist_ok=True)
         with locked(folder):
-            remove_stale_temporaries(folder, TMP_JSONL)
-            cache = self._refresh()  # only what other writers appended since
-            if cache.partial is not None:
-                self._recover_locked()
-                cache = self._refresh()
-            self._write_line(cache, line, stored)
-            if len(cache.records) > 2 * max(len(cache.index), 32):  # mostly superseded
-                replace(Path(self.path), [dumps_strict(r) for r in latest(cache.records)])
-                self._cache = None
+            self._holding = True  # this process holds the lock: never wait for it again
+            try:
+                remove_stale_temporaries(folder, TMP_JSONL)
+                cache = self._refresh()  # only what other writers appended since
+                if cache.partial is not None:
+                    self._recover_locked()
+                    cache = self._refresh()
+                if rec["key"] in cache.index:  # a forced rerun: one line per key stays true
+                    kept = [r for r in latest(cache.records) if r.get("key") != rec["key"]]
+                    replace(Path(self.path), [dumps_strict(r) for r in kept] + [line])
+                    self._cache = None
+                else:  # a new setting: one line written and fsynced, O(1)
+                    self._write_line(cache, line, stored)
+            finally:
+                self._holding = False
         return rec
 
     def _write_line(self, cache: _Cache, line: str, stored: dict) -> None:
@@ -295,6 +311,12 @@ class ResultStore:
             cache.mtime = mtime
         else:
             self._cache = None  # a file created just now: read it again next time
+
+
+def _check_key(key) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"`key` must be a str (settings_key(settings)); got {type(key).__name__}")
+    return key
 
 
 def _fsync_folder(folder: str) -> None:
@@ -344,12 +366,23 @@ def run_record(
 
     If ``measure`` raises, nothing is written.
     """
+    from companion._validate import check_bool
+
+    if not isinstance(store, ResultStore):
+        raise TypeError(f"`store` must be a ResultStore; got {type(store).__name__}")
+    if not callable(measure):
+        raise TypeError(f"`measure` must be callable (-> dict); got {type(measure).__name__}")
+    resume = check_bool(resume, "resume")
+    if command is not None and not isinstance(command, str):
+        raise TypeError(f"`command` must be a str or None; got {type(command).__name__}")
     key = settings_key(settings)
     if resume:
         found = store.get(key)
         if found is not None:
             return found
     result = measure()
+    if not isinstance(result, dict):
+        raise TypeError(f"`measure` must return a dict; got {type(result).__name__}")
     return store.append({"key": key, "settings": settings, **result}, command=command)
 
 

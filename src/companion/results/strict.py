@@ -15,7 +15,7 @@ import json
 import math
 import sys
 
-__all__ = ["NONFINITE", "DuplicateKey", "dumps_strict", "loads_strict", "parse_line"]
+__all__ = ["NONFINITE", "DuplicateKey", "dumps_strict", "loads_strict"]
 
 #: The field that names a record's non-finite numbers (JSON Pointer -> their spelling).
 NONFINITE = "_nonfinite"
@@ -63,6 +63,8 @@ def _jsonable(x):
 def dumps_strict(record: dict) -> str:
     """One line of strict JSON (``allow_nan=False``, keys sorted): non-finite floats become
     ``null`` and are listed in the record's ``"_nonfinite"`` field."""
+    if not isinstance(record, dict):
+        raise TypeError(f"`record` must be a dict; got {type(record).__name__}")
     plain = json.loads(json.dumps(record, default=_jsonable))  # numpy -> Python, NaN kept
     plain.pop(NONFINITE, None)
     flags: dict = {}
@@ -122,6 +124,8 @@ def loads_strict(line: str) -> dict:
     Raises ``ValueError`` for a line that is not one JSON object (a ``json.JSONDecodeError``
     when it is not JSON at all).
     """
+    if not isinstance(line, str):
+        raise TypeError(f"`line` must be a str (one line of JSON); got {type(line).__name__}")
     value = parse_line(line)
     if not isinstance(value, dict):
         raise ValueError(f"a record must be a JSON object; got a JSON {_kind(value)}")

@@ -78,6 +78,7 @@ _STIRLING = tuple(
     for n, b in zip(
         range(2, 17, 2),
         (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510),
+        strict=True,
     )
 )
 

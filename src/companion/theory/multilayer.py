@@ -416,8 +416,12 @@ def simulate_chain(
 
     need = {"depth": 32.0 * seeds * depth, "samples": 12.0 * samples * m, "m": 8.0 * m * m}
     big = max(need, key=need.get)
-    check_memory(sum(need.values()), big, {"depth": depth, "samples": samples, "m": m}[big],
-                 what=f"{seeds} seeds x {depth} depths of energies, {samples} x {m} inputs")
+    check_memory(
+        sum(need.values()),
+        big,
+        {"depth": depth, "samples": samples, "m": m}[big],
+        what=f"{seeds} seeds x {depth} depths of energies, {samples} x {m} inputs",
+    )
     perturb = check_choice(perturb, "perturb", PERTURB_MODES)
     readout = (
         author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)

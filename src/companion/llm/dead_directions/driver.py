@@ -91,20 +91,24 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
 
     check_choice(init, "init", ("random", "trained"))
     pre = preset(scale)
+    # what is built: the smoke scale builds text and image models at its tiny width and depth
+    tiny = pre.scale == "smoke" and spec.modality != "speech"
+    width = min(spec.width, pre.max_width) if tiny else spec.width
     if tokens is None:
-        tokens = pre.n_tokens(spec.width)
+        tokens = pre.n_tokens(width)
         if init == "trained" and spec.modality != "speech":
             tokens = max(pre.trained_tokens, tokens)
     tokens = check_int(tokens, "tokens", low=1)
-    if tokens <= spec.width:
+    if tokens <= width:
         raise ValueError(
-            f"`tokens` must be > d = {spec.width} for model {spec.name!r} (a unique bottom "
+            f"`tokens` must be > d = {width} for model {spec.name!r} (a unique bottom "
             f"direction needs N > d); got {tokens}"
         )
     if init == "random" and layers is None:
         layers = pre.random_layers
-    if layers == "full":
-        layers = spec.n_layers
+    smoke = pre.scale == "smoke"  # builds every model, trained too, at its tiny depth
+    if layers == "full":  # the depth the trained model is built at, here
+        layers = pre.random_layers if smoke else spec.n_layers
     if layers is not None:
         layers = check_int(layers, "layers", low=1, high=spec.n_layers)
     if init == "trained" and layers is not None:
@@ -118,7 +122,7 @@ def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[di
     settings = {
         "experiment": "dead-directions",
         **{"model": spec.name, "init": init, "scale": scale, "tokens": tokens},
-        "layers": layers or spec.n_layers,
+        "layers": layers or (pre.random_layers if smoke else spec.n_layers),
         "window": SPEECH_WINDOW if spec.modality == "speech" else pre.window,
         **{"source": source, "dtype": str(dtype or "float32"), "seed": 0},
     }
