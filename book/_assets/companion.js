@@ -3,7 +3,8 @@
  * control shows the frame of the new setting. Settings that were not precomputed snap to
  * the nearest one that was (the other controls move with it, so what they show is always
  * what the figure shows). A control that applies only at other controls' values
- * (data-when) is disabled elsewhere. Tested with node: tests/js/explore.test.js.
+ * (data-when) is disabled elsewhere. The readout under the figure (its numbers in words) and
+ * a note when a setting snapped follow every move. Tested with node: tests/js/explore.test.js.
  */
 var CompanionExplore = (function () {
   "use strict";
@@ -61,12 +62,35 @@ var CompanionExplore = (function () {
       var entry = data.index[key];
       img.src = "data:image/png;base64," + data.images[entry[0]];
       img.alt = data.alts[entry[1]];
+      // the numbers of this setting, in words, under the figure (companion.widgets readout)
+      var readout = root.querySelector("p.companion-explore-readout");
+      if (readout && data.readouts && entry.length > 2) {
+        readout.textContent = data.readouts[entry[2]];
+      }
       root.setAttribute("data-setting", key);
+    }
+    function label(j) {
+      var el = controls[j];
+      var lab = el && el.parentNode && el.parentNode.querySelector("span.companion-explore-label");
+      return lab ? lab.textContent : data.params[j];
     }
     function moved(i) {
       var wanted = controls.map(function (el) { return el ? Number(el.value) : 0; });
       var key = nearest(data.index, wanted, i);
-      if (key !== null) show(key);
+      if (key === null) return;
+      show(key);
+      // say so when the setting asked for was not precomputed and other controls moved
+      var got = key.split(",").map(Number), reset = [];
+      controls.forEach(function (el, j) {
+        if (el && j !== i && got[j] !== wanted[j]) {
+          reset.push(label(j) + " back to " + data.texts[j][got[j]]);
+        }
+      });
+      var snap = root.querySelector("p.companion-explore-snap");
+      if (snap) {
+        snap.textContent = reset.length ? "This combination was not precomputed: " +
+          reset.join(", ") + " (the nearest figure that was)." : "";
+      }
     }
     controls.forEach(function (el, i) {
       if (!el) return;

@@ -19,11 +19,14 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_matrix",
+    "check_memory",
     "check_nonempty",
     "check_probability",
     "check_real",
     "check_shape",
     "check_symmetric",
+    "check_work",
+    "memory_bytes",
 ]
 
 
@@ -71,7 +74,10 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     """
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"`{name}` must be a real number; got {type(value).__name__}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        raise ValueError(_too_large(name, value)) from None
     if not np.isfinite(x):
         raise ValueError(f"`{name}` must be finite; got {x}")
     lo_ok = low is None or (x > low if low_open else x >= low)
@@ -84,6 +90,33 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
             raise ValueError(f"`{name}` must be {'>' if low_open else '>='} {low:g}; got {value:g}")
         raise ValueError(f"`{name}` must be {'<' if high_open else '<='} {high:g}; got {value:g}")
     return x
+
+
+def _too_large(name: str, value) -> str:
+    digits = len(str(abs(int(value))))
+    return (
+        f"`{name}` must be within the float64 range (|x| <= 1.8e308); "
+        f"got an integer of {digits} digits"
+    )
+
+
+def _check_tensor(x, name: str) -> None:
+    """Refuse what numpy would silently mangle or fail on: complex tensors and numbers, and
+    tensors that require grad (duck-typed: torch is never imported here)."""
+    is_complex = getattr(x, "is_complex", None)
+    if isinstance(x, (complex, np.complexfloating)) or (
+        callable(is_complex) and not isinstance(x, np.ndarray) and is_complex()
+    ):
+        dtype = getattr(x, "dtype", None) or "complex"
+        raise TypeError(
+            f"`{name}` must be a real number or an array of them; got {dtype} (a complex "
+            "value: its imaginary part would be dropped)"
+        )
+    if getattr(x, "requires_grad", False) is True:
+        raise TypeError(
+            f"`{name}` must be a plain array, not a tensor that requires grad; got a "
+            f"{type(x).__name__} with requires_grad=True (pass `{name}.detach()`)"
+        )
 
 
 def check_probability(p, name: str = "p") -> float:
@@ -212,6 +245,7 @@ def check_finite_array(
     kind = None
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{what}; got {type(x).__name__}")
+    _check_tensor(x, name)  # inside a list, numpy's dtype (complex) or error (grad) tells
     if isinstance(x, np.ndarray):
         kind = x.dtype.kind
     elif isinstance(x, (list, tuple)):
@@ -221,12 +255,23 @@ def check_finite_array(
             raise ValueError(
                 f"`{name}` must be a rectangular array; got a ragged sequence"
             ) from None
+        except RuntimeError:  # torch: a tensor that requires grad, inside the list
+            raise TypeError(
+                f"{what}; got {type(x).__name__} (a tensor that requires grad: pass it detached)"
+            ) from None
+        except OverflowError:
+            kind = "O"  # Python ints beyond float64: refused below, with their size
     if kind is not None and kind not in "biufO":
         raise TypeError(f"{what}; got an array of dtype {np.asarray(x).dtype}")
     try:
         arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what}; got {type(x).__name__}") from None
+    except OverflowError:  # Python ints beyond float64 (10**400)
+        big = max((v for v in np.ravel(np.asarray(x, dtype=object)) if isinstance(v, int)),
+                  key=abs, default=0)
+        raise ValueError(_too_large(name, big)) from None
+    except (TypeError, ValueError, RuntimeError) as err:  # RuntimeError: a tensor inside
+        hint = " (a tensor that requires grad: pass it detached)" if "grad" in str(err) else ""
+        raise TypeError(f"{what}; got {type(x).__name__}{hint}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"`{name}` must be a {ndim}-D array; got shape {arr.shape}")
     if min_ndim is not None and arr.ndim < min_ndim:
@@ -296,3 +341,80 @@ def check_matrix(x, name: str, *, min_rows: int = 1, min_cols: int = 1) -> np.nd
             f"got shape {arr.shape}"
         )
     return arr
+
+
+def memory_bytes() -> int:
+    """This machine's memory in bytes: the physical RAM, or the cgroup's limit when smaller
+    (a container); ``COMPANION_MEMORY`` (bytes) overrides both."""
+    import os
+
+    env = os.environ.get("COMPANION_MEMORY")
+    if env is not None:
+        try:
+            value = int(env)
+        except ValueError:
+            raise ValueError(
+                f"`COMPANION_MEMORY` must be a number of bytes (an integer); got {env!r}"
+            ) from None
+        return check_int(value, "COMPANION_MEMORY", low=1)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume a laptop
+        total = 16 * 2**30
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(limit) as fh:
+                text = fh.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return int(total)
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def check_memory(nbytes: float, name: str, value, *, what: str) -> None:
+    """Refuse a size whose estimated memory ``nbytes`` exceeds this machine's memory, in one
+    line, before any work (instead of a MemoryError, or a swapping machine, later).
+
+    Examples
+    --------
+    >>> check_memory(8 * 10**15, "samples", 10**12, what="10**12 x 1000 float64 draws")
+    Traceback (most recent call last):
+    ...
+    ValueError: `samples` must fit in this machine's memory (...); got 1000000000000, which needs about 7.28e+03 TiB (10**12 x 1000 float64 draws)
+    """
+    limit = memory_bytes()
+    if nbytes > limit:
+        raise ValueError(
+            f"`{name}` must fit in this machine's memory ({_bytes(limit)}); got {value}, "
+            f"which needs about {_bytes(nbytes)} ({what})"
+        )
+
+
+#: Elementary operations (random draws, multiply-adds) one call may take: ~1e11 is about
+#: half an hour on one core; a size beyond it is a typo, not an experiment.
+WORK_LIMIT = 1e11
+
+
+def check_work(ops: float, name: str, value, *, what: str, limit: float = WORK_LIMIT) -> None:
+    """Refuse a size whose work (``ops`` elementary operations) exceeds ``limit``.
+
+    Examples
+    --------
+    >>> check_work(2e11, "d", 10**7, what="20000 samples x d draws")
+    Traceback (most recent call last):
+    ...
+    ValueError: `d` must keep the work under 1e+11 operations (about half an hour on one core); got 10000000, which needs about 2e+11 (20000 samples x d draws)
+    """
+    if ops > limit:
+        raise ValueError(
+            f"`{name}` must keep the work under {limit:.3g} operations (about half an hour "
+            f"on one core); got {value}, which needs about {ops:.3g} ({what})"
+        )

@@ -2,7 +2,8 @@
 
 companion claims [--paper dong|shirodkar] [--json] [--full] [--controls] [--id ID] [--list]
 companion models
-companion run dead-directions ... | companion run sign-flips ...
+companion plan [--scale full] [--gpu-memory GB] [--json]
+companion run dead-directions ... | companion run sign-flips ... | companion run what-fits ...
 """
 
 from __future__ import annotations
@@ -160,6 +161,7 @@ def _add_optional_commands(sub) -> None:
             raise
         return
     llm_cli.add_commands(sub)
+    importlib.import_module("companion.llm.plan_cli").add_commands(sub)  # plan, run what-fits
 
 
 def main(argv=None) -> int:

@@ -190,7 +190,7 @@ def set_errorbar(container, x, y, yerr) -> None:
 # is registered too, so display(fig) shows a picture whatever the matplotlib backend (the
 # Makefile's MPLBACKEND=Agg would otherwise reduce display(fig) to "<Figure size ...>").
 
-__all__ += ["describe_figure", "figure_html", "register_figure_formatter"]
+__all__ += ["describe_figure", "figure_html", "figure_titles", "register_figure_formatter"]
 
 _SVG_LIMIT = 600_000  # bytes: above this the SVG link is left out (dense scatter plots)
 
@@ -250,6 +250,21 @@ def _plain(s: str) -> str:
     )
     s = re.sub(r"\\([A-Za-z]+)", r"\1", s).replace("{", "").replace("}", "").replace("\\", "")
     return " ".join(s.split())
+
+
+def figure_titles(fig) -> str:
+    """The visible panels' titles as one line of text (where a figure's moving numbers are:
+    the Explore figures' readout).
+
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure()
+    >>> a, b = fig.subplots(1, 2)
+    >>> _ = a.set_title("p = 0.01: exact 2.665"), b.set_title(r"$|\\cos|$ = 0.98")
+    >>> figure_titles(fig)
+    'p = 0.01: exact 2.665 · |cos| = 0.98'
+    """
+    titles = [_plain(ax.get_title()) for ax in fig.get_axes() if ax.get_visible()]
+    return " · ".join(t for t in titles if t)
 
 
 def figure_html(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from companion._validate import check_finite_array, check_real
+from companion._validate import check_finite_array, check_int, check_real
 
 __all__ = ["MCEstimate", "mean_estimate", "ratio_estimate"]
 
@@ -32,6 +32,13 @@ class MCEstimate:
     value: float
     stderr: float
     n: int
+
+    def __post_init__(self):
+        # an estimate with a NaN value or a negative standard error compares as "agrees"
+        # or "deviates" at random: refuse it where it is made
+        check_real(self.value, "value")
+        check_real(self.stderr, "stderr", low=0.0)
+        check_int(self.n, "n", low=1)
 
     def agrees_with(self, exact: float, k: float = 4.0) -> bool:
         """True when ``|value - exact| <= k * stderr``."""

@@ -59,9 +59,10 @@ def _numeric(value) -> bool:
 class Table:
     """Rows shown as a table; see :func:`table`. ``rows`` keeps the values themselves."""
 
-    def __init__(self, rows, columns, formats, caption, notes):
+    def __init__(self, rows, columns, formats, caption, notes, fold=None):
         self.rows, self.columns = rows, columns
         self.formats, self.caption, self.notes = formats, caption, notes
+        self.fold = fold
 
     def cells(self) -> list[list[str]]:
         """Every row's cells as text."""
@@ -81,7 +82,13 @@ class Table:
         table_html = html_table(
             [html.escape(str(c)) for c in self.columns], rows, numeric=numeric, caption=caption
         )
-        return f'<div class="companion-table-wrap">{table_html}{notes}</div>'
+        out = f'<div class="companion-table-wrap">{table_html}{notes}</div>'
+        if self.fold:  # a reference table the reader opens on demand
+            summary = html.escape(self.fold)
+            out = (
+                f'<details class="companion-table-fold"><summary>{summary}</summary>{out}</details>'
+            )
+        return out
 
     def __repr__(self) -> str:
         cells = [list(map(str, self.columns))] + self.cells()
@@ -152,6 +159,7 @@ def table(
     formats: Mapping[str, str] | None = None,
     caption: str | None = None,
     notes: str | None = None,
+    fold: str | None = None,
 ) -> Table:
     """A table of ``rows`` (dicts: column -> value), in the order of ``columns`` (default:
     the keys of the rows, in order of first appearance).
@@ -167,6 +175,9 @@ def table(
         error are shown as ``value ± SE`` in it.
     caption, notes : str, optional
         A caption above the table and a note under it (where the numbers come from).
+    fold : str, optional
+        Show the table folded, under this one-line summary (a reference table that would
+        lengthen the page; the reader opens it).
 
     Examples
     --------
@@ -178,6 +189,9 @@ def table(
     0.1   2.299
     >>> '<td class="num" data-label="C">2.639</td>' in t._repr_html_()
     True
+    >>> table([{"a": 1}], fold="one row")._repr_html_()[:58]
+    '<details class="companion-table-fold"><summary>one row</su'
+
     >>> table([{"a": 1}], columns=["b"])
     Traceback (most recent call last):
     ...
@@ -193,7 +207,7 @@ def table(
             raise ValueError(
                 f"`columns` name {c!r}, which no row has; the rows have: {', '.join(keys)}"
             )
-    return Table(rows, columns, dict(formats or {}), caption, notes)
+    return Table(rows, columns, dict(formats or {}), caption, notes, fold)
 
 
 def checks(rows, *, fmt: str = "{:.5f}", caption: str | None = None, notes=None) -> Table:

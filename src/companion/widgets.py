@@ -659,6 +659,7 @@ class Explore:
         dpi: int = 100,
         static="auto",
         max_frames: int = 80,
+        readout: Callable | None = None,
     ):
         if not isinstance(controls, Mapping) or not controls:
             raise ValueError("`controls` must be a non-empty mapping of parameter name -> control")
@@ -689,6 +690,9 @@ class Explore:
         if static not in ("auto", True, False):
             raise ValueError(f"`static` must be 'auto', True or False; got {static!r}")
         self.grid, self.static = grid, static
+        if readout is not None and not callable(readout):
+            raise TypeError(f"`readout` must be callable or None; got {type(readout).__name__}")
+        self.readout = readout
         self.max_frames = check_int(max_frames, "max_frames", low=1)
         self.figure = PersistentFigure(draw, update, figsize=figsize, dpi=dpi)
         self._values = {n: c.page_values() for n, c in self.controls.items()}
@@ -726,21 +730,37 @@ class Explore:
     def _key(self, params) -> str:
         return ",".join(str(self._values[n].index(params[n])) for n in self.controls)
 
+    def readout_text(self, params: Mapping) -> str:
+        """The sentence under the figure with its numbers at ``params`` (the figure as last
+        rendered): ``readout(**params)``, else the panels' titles."""
+        if self.readout is not None:
+            return str(self.readout(**params))
+        from companion.plotting import figure_titles
+
+        return figure_titles(self.figure.fig)
+
     def frames(self) -> dict:
-        """``{"images": [...], "alts": [...], "index": {key: [image, alt]}}`` for the page:
-        base64 PNG frames (identical ones stored once) keyed by the control indices."""
+        """``{"images", "alts", "readouts", "index": {key: [image, alt, readout]}}`` for the
+        page: base64 PNG frames, their alt texts and readouts (identical ones stored once)
+        keyed by the control indices."""
         import base64
 
         if self._frames is None:
-            images, alts, index = {}, {}, {}
+            images, alts, reads, index = {}, {}, {}, {}
             for params in self.combinations():
                 png = base64.b64encode(self.figure.png(params, compact=True)).decode()
-                alt = self.figure.describe()
+                alt, read = self.figure.describe(), self.readout_text(params)
                 index[self._key(params)] = [
                     images.setdefault(png, len(images)),
                     alts.setdefault(alt, len(alts)),
+                    reads.setdefault(read, len(reads)),
                 ]
-            self._frames = {"images": list(images), "alts": list(alts), "index": index}
+            self._frames = {
+                "images": list(images),
+                "alts": list(alts),
+                "readouts": list(reads),
+                "index": index,
+            }
             self.figure.render(self.defaults)  # leave the figure where the controls are
         return self._frames
 
@@ -816,6 +836,9 @@ class Explore:
             f'<img class="companion-explore-figure" width="{width}" height="{height}" '
             f'src="data:image/png;base64,{frames["images"][start[0]]}" '
             f'alt="{_esc(frames["alts"][start[1]])}"></div>'
+            '<p class="companion-explore-readout" aria-live="polite">'
+            f"{_esc(frames['readouts'][start[2]])}</p>"
+            '<p class="companion-explore-snap" aria-live="polite"></p>'
             f'<p class="companion-explore-note">{self.note()}'
             '<span class="companion-explore-zoom-hint"> On a small screen, tap the figure '
             "to see it at full size.</span></p>"
@@ -839,11 +862,14 @@ class Explore:
             layout=w.Layout(width=f"{width}px", max_width="100%", height="auto"),
         )
         problem = w.HTML()
+        readout = w.HTML(_esc(self.readout_text(self.defaults)))
+        readout.add_class("companion-explore-readout")
 
         def _move(_change):
             params = {n: c.value for n, c in ctls.items()}
             try:
                 image.value = self.figure.png(params)
+                readout.value = _esc(self.readout_text(params))
                 problem.value = ""
             except Exception as exc:  # shown under the figure: a callback's error is invisible
                 problem.value = f"<b>Could not draw this setting:</b> {_html.escape(str(exc))}"
@@ -861,7 +887,7 @@ class Explore:
                     ctls[other].observe(_gate, "value")
                 _gate()
         row = w.HBox(list(ctls.values()), layout=w.Layout(flex_flow="row wrap"))
-        self._widget = w.VBox([row, image, problem])
+        self._widget = w.VBox([row, image, readout, problem])
         self._widget.add_class("companion-explore-live")
         return self._widget
 
@@ -894,6 +920,7 @@ def explore(
     dpi: int = 100,
     static="auto",
     max_frames: int = 80,
+    readout: Callable | None = None,
 ) -> Explore:
     """A chapter's Explore figure: live controls in a kernel, precomputed ones on the site.
 
@@ -916,6 +943,10 @@ def explore(
         Whether the output carries the kernel-free HTML; ``"auto"``: yes, except on Colab.
     max_frames : int
         Refuse more precomputed figures than this (each is ~15-25 KB on the page).
+    readout : callable, optional
+        ``readout(**params) -> str``: the sentence under the figure with its numbers at
+        this setting (default: the panels' titles). It follows the controls on the site
+        (one per precomputed frame) and live in a kernel.
 
     Returns
     -------
@@ -931,6 +962,7 @@ def explore(
         dpi=dpi,
         static=static,
         max_frames=max_frames,
+        readout=readout,
     )
 
 

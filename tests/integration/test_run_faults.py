@@ -163,3 +163,45 @@ def test_build_outputs_of_pip_install_are_git_ignored():
     for name in ("build/lib/companion/__init__.py", "dist/companion-0.whl"):
         out = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", name], check=False)
         assert out.returncode == 0, f"{name} is not git-ignored"
+
+
+def _dead_line(kind: str, record: dict) -> str:
+    if kind == "array":
+        return "[1, 2]"
+    if kind == "missing":
+        return json.dumps({k: v for k, v in record.items() if k != "cos"})
+    if kind == "type":
+        return json.dumps({**record, "model": 3})
+    text = json.dumps(record)  # a key named twice
+    return text[:-1] + ', "cos": 0.5}'
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("array", "a record must be a JSON object; got a JSON array"),
+        ("missing", "field 'cos': missing (a number)"),
+        ("type", "field 'model': must be a string; got a number"),
+        ("duplicate", "key 'cos' appears twice in one object"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_stops_claims_and_resume_in_one_line(tmp_path, kind, why):
+    """A line that is JSON but not a record (issue 22) crashed both with a raw TypeError or
+    KeyError; now both exit 2 with one line naming the file, the line and the field, and
+    the run stops before any model loads."""
+    root = _results_copy(tmp_path)
+    path = root / "dead_directions" / "dead_directions.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = _dead_line(kind, json.loads(lines[2]))
+    path.write_text("\n".join(lines) + "\n")
+    env = dict(os.environ, COMPANION_RESULTS=str(root), HF_HUB_OFFLINE="1")
+    run = [sys.executable, "-m", "companion", "run", "dead-directions", "--model", "gpt2",
+           "--init", "random", "--resume"]  # fmt: skip
+    for out in (
+        _claims(root, "--id", "shirodkar.sigma_min_models"),
+        subprocess.run(run, capture_output=True, text=True, env=env, timeout=600),
+    ):
+        assert out.returncode == 2, out.stderr
+        assert "Traceback" not in out.stderr
+        last = out.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: ") and f"{path} line 3: {why}" in last

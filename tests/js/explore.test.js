@@ -35,9 +35,10 @@ const DATA = {
   texts: [["0.001", "0.01", "0.1"], ["64", "256"], ["a", "b"]],
   images: ["I00", "I10", "I20", "I01", "I11", "I21", "Iq"],
   alts: ["alt"],
+  readouts: ["p = 0.001: C = 2.6", "p = 0.01: C = 2.7", "p = 0.1: C = 2.9", "q = b"],
   index: {
-    "0,0,0": [0, 0], "1,0,0": [1, 0], "2,0,0": [2, 0],
-    "0,1,0": [3, 0], "1,1,0": [4, 0], "2,1,0": [5, 0], "1,0,1": [6, 0],
+    "0,0,0": [0, 0, 0], "1,0,0": [1, 0, 1], "2,0,0": [2, 0, 2],
+    "0,1,0": [3, 0, 0], "1,1,0": [4, 0, 1], "2,1,0": [5, 0, 2], "1,0,1": [6, 0, 3],
   },
 };
 
@@ -46,12 +47,17 @@ function page() {
   const p = element("input", {"data-param": "p", value: "1"});
   const n = element("select", {"data-param": "n", value: "0"});
   const q = element("select", {"data-param": "q", value: "0"});
-  const labels = [p, n, q].map((c) => element("label").append(c, element("output")));
+  const labels = [p, n, q].map((c) => element("label").append(
+    element("span", {class: "companion-explore-label"}), c, element("output")));
+  labels.forEach((l, i) => { l.children[0].textContent = ["flip rate p", "width n", "q"][i]; });
   const img = element("img", {src: "data:image/png;base64,I10"});
+  const readout = element("p", {class: "companion-explore-readout"});
+  readout.textContent = "p = 0.01: C = 2.7";
+  const snap = element("p", {class: "companion-explore-snap"});
   const script = element("script", {class: "companion-explore-data"});
   script.textContent = JSON.stringify(DATA);
-  root.append(element("div").append(...labels), img, script);
-  return {root, p, n, q, img};
+  root.append(element("div").append(...labels), img, readout, snap, script);
+  return {root, p, n, q, img, readout, snap};
 }
 
 test("nearest keeps a precomputed setting and snaps the others", () => {
@@ -110,4 +116,38 @@ test("a control that applies at one value of another is disabled elsewhere", () 
   assert.equal(img.src, "data:image/png;base64,I21");
   n.value = "0"; n.dispatch("change");
   assert.equal(p.disabled, true);
+});
+
+test("the readout under the figure follows every move, from the frame's own numbers", () => {
+  const {root, p, n, readout} = page();
+  Explore.bind(root);
+  p.value = "2"; p.dispatch("input");
+  assert.equal(readout.textContent, "p = 0.1: C = 2.9");
+  p.value = "0"; p.dispatch("input");
+  assert.equal(readout.textContent, "p = 0.001: C = 2.6");
+  n.value = "1"; n.dispatch("change");  // another frame with the same numbers: stored once
+  assert.equal(readout.textContent, "p = 0.001: C = 2.6");
+});
+
+test("a readout that did not change with the figure fails this test", () => {
+  // the old page: the frames' numbers were in their alt texts only
+  const {root, p, readout} = page();
+  const old = JSON.parse(root.children[4].textContent);
+  delete old.readouts;
+  root.children[4].textContent = JSON.stringify(old);
+  Explore.bind(root);
+  p.value = "2"; p.dispatch("input");
+  assert.notEqual(readout.textContent, "p = 0.1: C = 2.9");
+});
+
+test("a setting that was not precomputed says which controls moved back", () => {
+  const {root, p, q, snap} = page();
+  Explore.bind(root);
+  p.value = "2"; p.dispatch("input");
+  assert.equal(snap.textContent, "");
+  q.value = "1"; q.dispatch("change");  // only precomputed at p = 0.01: p moves back
+  assert.equal(snap.textContent,
+    "This combination was not precomputed: flip rate p back to 0.01 (the nearest figure that was).");
+  p.value = "1"; p.dispatch("input");
+  assert.equal(snap.textContent, "");
 });

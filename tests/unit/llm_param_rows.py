@@ -656,7 +656,38 @@ EDGE_CASES = [
         ValueError,
         "`windows` must hold token ids in [0, 63] (the model's vocabulary); got ids in [64, 64]",
     ),
+    (
+        lambda: __import__("companion.llm.loading", fromlist=["x"]).build_random(
+            __import__("companion.llm.registry", fromlist=["x"]).get_spec("gpt2"), width=10**6
+        ),  # was a raw allocation error
+        ValueError,
+        "`width` must fit in this machine's memory (",
+    ),
+    (
+        lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded
+        ValueError,
+        "`samples` must fit in this machine's memory (",
+    ),
+    (
+        lambda: __import__("companion.llm.evaluate", fromlist=["x"]).evaluate_nll(
+            _nan_model(), ns().windows
+        ),  # was a silent nll = nan
+        ValueError,
+        "`model` must have finite weights; got non-finite entries in 1 parameters: "
+        "model.layers.0.mlp.down_proj.weight (1)",
+    ),
 ]
+
+
+def _nan_model():
+    """A copy of the tiny Llama with one NaN weight (the shared one stays whole)."""
+    import copy
+
+    torch = _torch()
+    model = copy.deepcopy(ns().model)
+    with torch.no_grad():
+        model.model.layers[0].mlp.down_proj.weight[0, 0] = float("nan")
+    return model
 
 
 def vector_cos2_of_an_array():

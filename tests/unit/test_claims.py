@@ -181,7 +181,7 @@ def test_every_claim_declares_its_evidence_and_its_control():
 
 
 def test_a_claim_is_refused_without_evidence_or_control():
-    with pytest.raises(ValueError, match="`evidence` must be one of 'identity', "):
+    with pytest.raises(ValueError, match="`evidence` must be one of 'derivation', 'identity', "):
         _claim(evidence="vibes")
     with pytest.raises(ValueError, match="needs a `control` or, in `control_none`"):
         _claim(control_none="")

@@ -50,7 +50,7 @@ def test_every_entry_carries_evidence_control_and_what_it_was_measured_on(ledger
 
 def test_no_model_counts_in_synthetic_claims_and_models_named_in_model_claims():
     for c in collected.all_claims():
-        if c.evidence in ("identity", "simulation"):
+        if c.evidence in ("derivation", "identity", "simulation"):
             assert not re.search(r"\b\d+\s*/\s*\d+\b", c.statement), c.id
             assert "models" not in c.statement, c.id
         elif c.evidence == "model":
@@ -72,20 +72,27 @@ def test_the_findings_of_issue_10_have_the_status_the_evidence_supports(ledger):
     for cid in (
         "dong.thm3.table2",  # the README's Table 2 is 5-15 SE from the author's own code
         "dong.leverage.formula",  # the first-order formula is 0.8% (7 SE) low
-        "dong.real.outlier_nll_ratio_rescaled",  # saturated (NLL above ln V)
+        "dong.real.outlier_saturation",  # NLL above ln V (the number is a separate claim)
         "dong.real.outlier_nll_ratio_flips",  # 1.6, not 5.0
         "dong.real.column_flip_spearman",  # noise floor
         "dong.real.alpha_energy_spearman",
-        "dong.real.count_matched_leverage",
         "dong.real.sign_vs_magnitude",  # the opposite ordering to Theorem 3
-        "shirodkar.null_cos",  # fails at 99.9% for d = 768, 1024
         "shirodkar.sigma_min_models",  # declines block to block
-        "shirodkar.trained_deepening",  # float32 floor at both ends
+        "shirodkar.classifier",  # MiniLM trained: undetermined (dead γ coordinates)
         "shirodkar.schur_init",
     ):
         assert status[cid] == "deviates", cid
     for cid in ("dong.thm3.author_code", "dong.thm3.small_p", "dong.thm3.finite_p"):
         assert status[cid] == "reproduced", cid
+    # issue 18: within 4 SE of the paper, but also of the plausible wrong hypothesis
+    for cid in (
+        "dong.real.outlier_nll_ratio_rescaled",  # 6.06 ± 1.31: +0.8 SE from 5.0, +3.9 from 1
+        "dong.real.count_matched_leverage",  # p = 0.1%: 8.9 ± 2.9, +2.7 SE from 1
+        "dong.real.expD_ppl_ratio",  # seeds scatter over 12 decades
+        "shirodkar.trained_deepening",  # float32 floor at both ends, every pair
+        "shirodkar.null_cos",  # fails at 99.9% for d = 768, 1024, holds at 99%: no level stated
+    ):
+        assert status[cid] == "unresolved", cid
 
 
 def test_no_machine_path_in_what_the_book_shows(ledger):
@@ -144,7 +151,8 @@ def test_full_runs_only_what_is_missing(partial_root, monkeypatch):
     monkeypatch.setattr(at_scale, "run_missing", fake_run_missing)
     monkeypatch.setattr(at_scale, "_run_full_depth", lambda scale: None)
     r = collected.run("shirodkar.classifier", full=True)
-    assert calls == ["cpu"] and r.status == "reproduced" and r.value == "23/23"
+    # 22/23: MiniLM's trained record is undetermined (dead γ coordinates)
+    assert calls == ["cpu"] and r.status == "deviates" and r.value == "22/23"
     calls.clear()
-    assert collected.run("shirodkar.classifier", full=True).status == "reproduced"
+    assert collected.run("shirodkar.classifier", full=True).value == "22/23"
     assert calls == []  # nothing missing: nothing run

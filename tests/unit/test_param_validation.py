@@ -149,6 +149,7 @@ INSTANCES = {
 #: different parameters. Parameters left out take their defaults (and are checked too).
 VALID = {
     # stats
+    "stats.MCEstimate": dict(value=0.5, stderr=0.1, n=10),
     "stats.MCEstimate.agrees_with": dict(exact=0.5, k=4.0),
     "stats.MCEstimate.z": dict(exact=0.5),
     "stats.MCEstimate.ci": dict(level=0.95),
@@ -397,7 +398,6 @@ def _instance(owner: str):
 _RECORD = "a result record the library builds; its fields are not user input"
 #: Targets that are not checked, with the reason. Parameterless targets need no row.
 EXEMPT = {
-    "stats.MCEstimate": _RECORD,
     "theory.energy_equality.SingleLayerResult": _RECORD,
     "theory.kfac_lift.KronSpectrum": _RECORD + " (from kfac_lift)",
     "theory.kfac_lift.LNSoftmaxHead": _RECORD + " (from ln_softmax_head)",
@@ -645,7 +645,42 @@ _SIM = dict(samples=10, seeds=2, rng=0)
 #: (call, exception, message): the issue's examples first (each reproduced before the
 #: fix: numpy internals, a bare Python error or a silent NaN), then the other
 #: out-of-range, wrong-shape and degenerate inputs. Messages are pinned.
+_FIT = "must fit in this machine's memory ("
 EDGE_CASES = [
+    # sizes are bounded by the memory they need, refused before any work (issue 22)
+    (lambda: ml.simulate_chain("V2", "relu", 0.05, 8, 10**9), ValueError, f"`depth` {_FIT}"),
+    (lambda: bg.simulate_bussgang_cos2(8, samples=10**12), ValueError, f"`samples` {_FIT}"),
+    (lambda: bg.sample_weights((10**6, 10**6)), ValueError, f"`shape` {_FIT}"),
+    (
+        lambda: __import__("companion.theory.null_classifier", fromlist=["x"]).simulate_null_cos(
+            10**7
+        ),  # ran on for hours
+        ValueError,
+        "`d` must keep the work under 1e+11 operations",
+    ),
+    (
+        lambda: lk.round_to_precision([70000.0], "float16"),  # was a silent inf
+        ValueError,
+        "`x` must lie within the float16 range (|x| <= 65504); got 70000",
+    ),
+    (
+        lambda: norms.rmsnorm([10**400, 1.0]),  # was a raw OverflowError
+        ValueError,
+        "`u` must be within the float64 range (|x| <= 1.8e308); got an integer of 401 digits",
+    ),
+    (
+        lambda: bg.bussgang_cos2("student_t", nu=10**400),  # was a raw OverflowError
+        ValueError,
+        "`nu` must be within the float64 range (|x| <= 1.8e308); got an integer of 401 digits",
+    ),
+    (
+        lambda: bg.row_cos2(np.complex128(1 + 2j)),  # was a ComplexWarning and a real part
+        TypeError,
+        "`W` must be a real number or an array of them; got complex128 (a complex value",
+    ),
+    (lambda: MCEstimate(0.5, -1.0, 10), ValueError, "`stderr` must be >= 0; got -1"),
+    (lambda: MCEstimate(math.nan, 0.1, 10), ValueError, "`value` must be finite; got nan"),
+    (lambda: MCEstimate(0.5, 0.1, 0), ValueError, "`n` must be an integer >= 1; got 0"),
     (lambda: tr.branch_moments([0.1, 0.2]), TypeError, "`p` must be a real number; got list"),
     (lambda: ml.author_table3("V2", m="abc"), TypeError, "`m` must be an integer; got str"),
     (

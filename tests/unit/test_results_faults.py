@@ -45,21 +45,19 @@ def _child(code: str) -> subprocess.Popen:
     )
 
 
-def test_sigkill_inside_the_write_window_keeps_the_file_and_the_next_open_cleans_up(tmp_path):
-    """A writer killed between writing its temporary and renaming it: the file keeps every
-    finished record, and the temporary it left is removed when a store next opens the
-    folder (it was left forever before)."""
-    path = tmp_path / "r.jsonl"
-    before = _fill(path, 3)
+def _killed_inside(path: Path, stalled: str, call: str) -> subprocess.Popen:
+    """A child that runs ``call`` on ``path`` with ``os.<stalled>`` stalling, killed there."""
     child = _child(
         f"""
         import os, sys, time
         from companion import results
-        def stall(fd):  # inside the write window: temporary written, not yet renamed
+        real = os.{stalled}
+        def stall(*args):  # inside the write window
             print("in-write", flush=True)
             time.sleep(600)
-        os.fsync = stall
-        results.ResultStore({str(path)!r}).append({{"key": "k3", "value": 9.0}}, command="t")
+        os.{stalled} = stall
+        path = {str(path)!r}
+        {call}
         """
     )
     try:
@@ -68,12 +66,78 @@ def test_sigkill_inside_the_write_window_keeps_the_file_and_the_next_open_cleans
         child.wait(timeout=30)
     finally:
         child.kill()
+    return child
+
+
+def test_sigkill_inside_the_rewrite_window_keeps_the_file_and_the_next_open_cleans_up(tmp_path):
+    """A rewrite (write_jsonl, a compaction) killed between writing its temporary and renaming
+    it: the file keeps every finished record, and the temporary it left is removed when a
+    store next opens the folder (it was left forever before)."""
+    path = tmp_path / "r.jsonl"
+    before = _fill(path, 3)
+    child = _killed_inside(
+        path, "fsync", "results.write_jsonl(path, [{'key': 'k3', 'value': 9.0}])"
+    )
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-"))
     assert len(left) == 1 and left[0].startswith(f".tmp-{child.pid}-")
     assert [r["key"] for r in _strict_lines(path)] == [r["key"] for r in before]
     store = results.ResultStore(path)  # the next start
     assert not any(p.name.startswith(".tmp-") for p in tmp_path.iterdir())
     assert store.records() == before
+
+
+def test_sigkill_inside_an_append_keeps_every_finished_record_and_whole_lines(tmp_path):
+    """An append killed in its fsync (the line written, not yet on disk): the file holds the
+    finished records and, whole or not at all, the new one; every line is strict JSON."""
+    path = tmp_path / "r.jsonl"
+    before = _fill(path, 3)
+    _killed_inside(
+        path, "fsync", "results.ResultStore(path).append({'key': 'k3', 'value': 9.0}, command='t')"
+    )
+    keys = [r["key"] for r in _strict_lines(path)]
+    assert keys[:3] == [r["key"] for r in before] and keys[3:] in ([], ["k3"])
+    assert results.ResultStore(path).records()[:3] == before
+
+
+def test_an_append_killed_mid_line_loses_nothing_finished(tmp_path):
+    """A writer killed with half its line written (one write() cut short): the next open
+    reads every finished record and names the partial line; the next append moves it aside,
+    so no partial line survives a writer."""
+    path = tmp_path / "r.jsonl"
+    before = _fill(path, 3)
+    _killed_inside(
+        path,
+        "write",
+        "os.write = (lambda w: lambda fd, b: (w(fd, bytes(b[: len(b) // 2])), stall()))(real)\n"
+        "        results.ResultStore(path).append({'key': 'k3', 'value': 9.0}, command='t')",
+    )
+    assert not path.read_bytes().endswith(b"\n")
+    with pytest.warns(results.ResultsWarning, match=rf"{path.name} line 4 is truncated"):
+        store = results.ResultStore(path)
+    assert store.records() == before
+    with pytest.warns(results.ResultsWarning, match="moved the partial line to"):
+        store.append({"key": "k3", "value": 9.0}, command="test")
+    assert [r["key"] for r in _strict_lines(path)] == ["k0", "k1", "k2", "k3"]
+    assert (tmp_path / "r.line4.partial").exists()
+
+
+def test_a_failed_append_is_cut_back_to_the_old_end(tmp_path, monkeypatch):
+    """A write that raises half-way (a disk that fills up, Ctrl-C) leaves no partial line."""
+    path = tmp_path / "r.jsonl"
+    before = _fill(path, 2)
+    whole = path.read_bytes()
+    real = os.write
+
+    def half_then_full(fd, data):
+        real(fd, bytes(data[: len(data) // 2]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", half_then_full)
+    store = results.ResultStore(path)
+    with pytest.raises(OSError, match="No space left"):
+        store.append({"key": "k2", "value": 1.0}, command="test")
+    monkeypatch.undo()
+    assert path.read_bytes() == whole and store.records() == before
 
 
 def test_temporaries_of_live_processes_and_recent_legacy_ones_are_kept(tmp_path):

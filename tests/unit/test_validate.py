@@ -147,3 +147,18 @@ def test_check_symmetric_averages_rounding_level_asymmetry():
     np.testing.assert_array_equal(out, out.T)
     assert v.check_bool(np.bool_(True), "b") is True
     assert v.check_shape(3) == (3,)
+
+
+def test_tensors_numpy_would_mangle_are_refused_in_one_line():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=re.escape("got torch.complex64 (a complex value")):
+        v.check_finite_array(torch.ones(3, dtype=torch.complex64), "x")  # was a warning
+    with pytest.raises(TypeError, match=re.escape("requires_grad=True (pass `x.detach()`)")):
+        v.check_finite_array(torch.ones(3, requires_grad=True), "x")  # was a RuntimeError
+    with pytest.raises(TypeError, match="a tensor that requires grad"):
+        v.check_finite_array([torch.ones(2, requires_grad=True)], "x")
+    with pytest.raises(ValueError, match=re.escape("`n` must be within the float64 range")):
+        v.check_real(10**400, "n")
+    with pytest.raises(ValueError, match=re.escape("got an integer of 401 digits")):
+        v.check_finite_array([[1.0, -(10**400)]], "x")
+    np.testing.assert_array_equal(v.check_finite_array(torch.ones(2), "x"), [1.0, 1.0])

@@ -288,8 +288,9 @@ def test_html_is_the_contract_the_site_and_its_browser_test_rely_on():
     data = page.data
     assert data["params"] == ["a", "kind", "ymax"] and data["texts"][1] == ["sine", "cosine"]
     assert len(data["index"]) == len(ex.combinations())
-    images = {i for i, _ in data["index"].values()}
+    images = {e[0] for e in data["index"].values()}
     assert images == set(range(len(data["images"])))  # every image is used, none is missing
+    assert {e[2] for e in data["index"].values()} == set(range(len(data["readouts"])))
     start = data["index"]["1,0,1"]  # a = 1.0, sine, ymax = 2.0
     assert imgs[0][1]["src"] == "data:image/png;base64," + data["images"][start[0]]
     for b64 in data["images"]:
@@ -365,7 +366,7 @@ def test_one_output_carries_the_widget_and_the_html(monkeypatch):
 def test_the_live_widget_redraws_one_figure_in_place():
     ex = toy_explore()
     box = ex.widget()
-    row, image, problem = box.children
+    row, image, _, problem = box.children
     fig, first = ex.figure.fig, image.value
     row.children[0].value = 2.0
     assert image.value != first and ex.figure.fig is fig and problem.value == ""
@@ -380,7 +381,7 @@ def test_a_failing_move_is_shown_under_the_figure():
         return toy_update(state, a, kind, ymax)
 
     ex = widgets.explore(toy_draw_full, TOY_CONTROLS, update=fragile, static=False)
-    row, image, problem = ex.widget().children
+    row, image, _, problem = ex.widget().children
     row.children[0].value = 3.0
     assert "`a` must be &lt;= 2.5; got 3.0" in problem.value
 
@@ -429,3 +430,35 @@ def test_every_chapter_of_the_book_has_an_explore_figure():
         assert "ch.explore(" in explore, f"{chapter}: the Explore section shows ch.explore()"
     with pytest.raises(ValueError, match="`chapter` must be one of"):
         explorer("sign_magnitude/nowhere")
+
+
+def test_the_readout_follows_the_controls_on_the_page_and_live():
+    """The sentence under the figure holds the numbers of the setting shown (issue 19): the
+    panels' titles by default, or the chapter's own ``readout``; one per precomputed frame on
+    the site, recomputed on every live move."""
+    ex = toy_explore()
+    data = ex.frames()
+    at = {a: data["readouts"][data["index"][ex._key({**ex.defaults, "a": a})][2]] for a in
+          (0.5, 1.0, 2.0)}  # fmt: skip
+    assert at == {0.5: "a = 0.5", 1.0: "a = 1", 2.0: "a = 2"}
+    assert '<p class="companion-explore-readout" aria-live="polite">a = 1</p>' in ex.html()
+    own = toy_explore(readout=lambda a, kind, ymax: f"{kind} at a = {a:g}, top {ymax:g}")
+    data = own.frames()
+    key = own._key({**own.defaults, "kind": "cos"})
+    assert data["readouts"][data["index"][key][2]] == "cos at a = 1, top 2"
+    box = own.widget()
+    readout = box.children[2]
+    box.children[0].children[0].value = 2.0  # the live slider a
+    assert readout.value == "sin at a = 2, top 2"
+    with pytest.raises(TypeError, match="`readout` must be callable or None; got str"):
+        toy_explore(readout="a = 1")
+
+
+def test_theorem3_readout_holds_the_numbers_at_p():
+    from companion.chapters.sign_magnitude.theorem3 import figures as t3
+    from companion.theory.transverse_ratio import transverse_ratio_exact
+
+    text = t3.readout(p=0.01, n=256)
+    assert f"exact kernel C = {transverse_ratio_exact(0.01):.3f}" in text
+    assert "simulated at n = 256" in text and "paper's measured (n = 2048): 2.639" in text
+    assert t3.readout(p=0.2, n=256) != t3.readout(p=0.03, n=256)

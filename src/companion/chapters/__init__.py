@@ -43,6 +43,7 @@ PARTS = {
         "sigma_min",
         "schur_ratio",
         "classifier",
+        "walk",
         "at_scale",
     ),
 }

@@ -9,6 +9,10 @@ status:
 * ``reproduced``: our measurement agrees with the claim's reference within the claim's
   tolerance (4 standard errors wherever a standard error exists);
 * ``deviates``: it does not, and ``reason`` says why (always written out);
+* ``unresolved``: the data cannot decide: the measurement agrees with the reference, but
+  also, within the same 4 standard errors, with the plausible wrong hypothesis the claim names
+  (or the statistic sits at the working precision's rounding floor); ``reason`` says which,
+  and what it would take to resolve (:func:`decide`);
 * ``not-run``: it needs what this machine lacks (a GPU, a hub checkpoint, the paper's PDF) or
   records that are absent or incomplete; ``reason`` says which, and the command that makes them.
 
@@ -48,6 +52,7 @@ __all__ = [
     "STATUSES",
     "complete",
     "counts",
+    "decide",
     "display_name",
     "machine",
     "measured_on_records",
@@ -65,18 +70,21 @@ PROVENANCE = {
     "reconstruction": "our own re-derivation (not the paper's text)",
 }
 
-#: What kind of check a claim is. Only the last three face somebody else's number.
+#: What kind of check a claim is. Only the last three face somebody else's number; a
+#: ``derivation`` is no check at all (the mutation suite has nothing to kill there).
 EVIDENCE = {
+    "derivation": "a step true by construction, shown numerically: it cannot fail, so it is "
+    "never counted as a check",
     "identity": "an algebraic identity checked numerically (it faces no measurement)",
     "simulation": "Monte Carlo against a closed form, within 4 standard errors",
     "paper-number": "our measurement against a number the paper (or its README) states",
     "author-result": "our measurement against the author's own code or stored results",
     "model": "a measurement on real checkpoints (the row names the models, scale and machine)",
 }
-STATUSES = ("reproduced", "deviates", "not-run")
+STATUSES = ("reproduced", "deviates", "unresolved", "not-run")
 #: A control's outcome: ``deviates`` is what a control must give; ``reproduced`` means the
 #: check could not tell the control from the claim (a defect); ``none``: no honest control.
-CONTROL_STATUSES = ("deviates", "reproduced", "not-run", "none")
+CONTROL_STATUSES = ("deviates", "reproduced", "unresolved", "not-run", "none")
 
 
 class NotRun(Exception):
@@ -116,7 +124,9 @@ class Measurement:
     """What a claim's measure (or its control) returns.
 
     ``agrees`` decides the status (True: reproduced, False: deviates, in which case
-    ``reason`` must say why). ``value`` is what the book prints as "ours".
+    ``reason`` must say why); ``unresolved=True`` overrides it (status ``unresolved``: the data
+    cannot decide, and ``reason`` says why). Both are computed from the data, never typed in
+    (:func:`decide` makes them from an estimate). ``value`` is what the book prints as "ours".
 
     ``source`` names the results file and command a model measurement read ("" when it was
     measured in this build); ``measured_on`` says on what (see :func:`measured_on_records`):
@@ -130,6 +140,40 @@ class Measurement:
     reason: str = ""
     source: str = ""
     measured_on: dict | None = None
+    unresolved: bool = False
+
+
+def decide(est, reference: float, *, alternative: float | None = None, k: float = 4.0) -> dict:
+    """``{"agrees", "unresolved", "z", "z_alt"}`` of an estimate against a reference.
+
+    ``agrees``: ``est`` is within ``k`` standard errors of ``reference``. ``unresolved``: it
+    is, but also within ``k`` SE of ``alternative``, the plausible wrong hypothesis the claim
+    names (e.g. "no leverage", a ratio of 1): the data cannot tell the two apart. An estimate
+    with no finite positive SE is unresolved.
+
+    Examples
+    --------
+    >>> from companion.stats import MCEstimate
+    >>> d = decide(MCEstimate(8.9, 2.9, 5), 9.09, alternative=1.0)
+    >>> d["agrees"], d["unresolved"], round(d["z"], 2), round(d["z_alt"], 2)
+    (True, True, -0.07, 2.72)
+    >>> decide(MCEstimate(16.9, 1.0, 5), 9.09, alternative=1.0)["agrees"]
+    False
+    """
+    import math
+
+    se = float(est.stderr) if est.stderr is not None else float("nan")
+    if not (math.isfinite(se) and se > 0):
+        return {"agrees": False, "unresolved": True, "z": float("nan"), "z_alt": float("nan")}
+    z = (float(est.value) - reference) / se
+    z_alt = float("nan") if alternative is None else (float(est.value) - alternative) / se
+    agrees = abs(z) <= k
+    return {
+        "agrees": agrees,
+        "unresolved": agrees and alternative is not None and abs(z_alt) <= k,
+        "z": z,
+        "z_alt": z_alt,
+    }
 
 
 @dataclass(frozen=True)
@@ -404,10 +448,14 @@ def _run_control(c: Claim, scale: str, full: bool) -> dict:
     except NotRun as why:
         return {"control_status": "not-run", "control_detail": str(why)}
     return {
-        "control_status": "reproduced" if m.agrees else "deviates",
+        "control_status": _status(m),
         "control_value": m.value,
         "control_detail": m.detail or m.reason,
     }
+
+
+def _status(m: Measurement) -> str:
+    return "unresolved" if m.unresolved else ("reproduced" if m.agrees else "deviates")
 
 
 def run(
@@ -459,11 +507,10 @@ def run(
             | ({"records": f"{why.present} of {why.expected}"} if why.expected is not None else {}),
             **ctl,
         )
-    status = "reproduced" if m.agrees else "deviates"
-    if status == "deviates" and not m.reason:
-        raise ValueError(
-            f"`reason` must be given when claim {c.id!r} deviates; got an empty string"
-        )
+    status = _status(m)
+    if status in ("deviates", "unresolved") and not m.reason:
+        verb = "deviates" if status == "deviates" else "is unresolved"
+        raise ValueError(f"`reason` must be given when claim {c.id!r} {verb}; got an empty string")
     runtime = time.perf_counter() - t0
     ctl = _run_control(c, scale, full) if controls else {"control_status": "not-run"}
     if c.control is None:

@@ -20,14 +20,21 @@ from companion.tables import html_table
 
 __all__ = ["cards", "counts_table", "fmt_value", "ledger_view", "measured_text"]
 
-_STATUS = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
+_STATUS = {
+    "reproduced": "✔ reproduced",
+    "deviates": "≠ deviates",
+    "unresolved": "? unresolved",
+    "not-run": "○ not run",
+}
 _CONTROL = {
     "deviates": "✔ control deviates, as it must",
     "reproduced": "✘ control passed: this check cannot tell the claim from its control",
+    "unresolved": "? control unresolved: the data cannot reject it",
     "not-run": "○ control not run",
     "none": "— no honest control",
 }
 _EVIDENCE_LABEL = {
+    "derivation": "derivation",
     "identity": "identity",
     "simulation": "simulation",
     "paper-number": "paper number",
@@ -123,7 +130,7 @@ def _fields(r) -> list[tuple[str, str]]:
         ("Status", _badges(r)),
         ("Evidence", _esc(_c.EVIDENCE[r.evidence])),
     ]
-    if r.status == "deviates" and r.reason:
+    if r.status in ("deviates", "unresolved") and r.reason:
         out.append(("Reason", _esc(r.reason)))
     if r.status == "not-run":
         out.append(("Needs", _esc(r.needs or r.reason)))

@@ -160,3 +160,7 @@ def add_commands(subparsers) -> None:
     s.add_argument("--resume", action="store_true", help="skip settings already stored")
     s.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda if any)")
     s.set_defaults(func=_sign_flips, command_line=_command_line())
+
+    from companion.llm.dead_directions.walk_cli import add_walk_command  # issue 23
+
+    add_walk_command(rs, _command_line())

@@ -103,9 +103,34 @@ def evaluate_nll(model, windows, *, batch_size: int = 1) -> NLLResult:
             logp = torch.log_softmax(logits, dim=-1)
             nll = -logp.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (b, window-1)
             sums[start : start + ids.shape[0]] = nll.double().sum(dim=1).cpu().numpy()
+    if not np.all(np.isfinite(sums)):  # checked on the result: no cost on the usual path
+        _refuse_nonfinite(model, sums)
     per_tok = windows.shape[1] - 1
     per_window = sums / per_tok
     total = int(per_tok * windows.shape[0])
     return NLLResult(
         float(sums.sum() / total), total, per_window, str(p.dtype).removeprefix("torch.")
+    )
+
+
+def _refuse_nonfinite(model, sums) -> None:
+    """One ValueError naming where a non-finite NLL came from (weights first)."""
+    import torch
+
+    bad = [
+        (name, int((~torch.isfinite(w)).sum()))
+        for name, w in model.named_parameters()
+        if not bool(torch.isfinite(w).all())
+    ]
+    windows = np.flatnonzero(~np.isfinite(sums))
+    if bad:
+        names = ", ".join(f"{name} ({k})" for name, k in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        raise ValueError(
+            f"`model` must have finite weights; got non-finite entries in {len(bad)} "
+            f"parameters: {names}{more}"
+        )
+    raise ValueError(
+        f"`model` must give finite logits on `windows`; got a non-finite NLL on "
+        f"{windows.size} windows (first: {int(windows[0])}), e.g. an fp16 overflow"
     )

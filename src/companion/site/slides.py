@@ -267,7 +267,12 @@ def _claims(doc: str, scale: str) -> dict:
     return {c.id: (run(c, scale=scale), c.method) for c in all_claims() if c.chapter == doc}
 
 
-_BADGE = {"reproduced": "✔ reproduced", "deviates": "≠ deviates", "not-run": "○ not run"}
+_BADGE = {
+    "reproduced": "✔ reproduced",
+    "deviates": "≠ deviates",
+    "unresolved": "? unresolved",
+    "not-run": "○ not run",
+}
 
 
 def _punchline(r, method: str) -> str:

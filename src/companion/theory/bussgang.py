@@ -13,6 +13,7 @@ from companion._validate import (
     check_choice,
     check_finite_array,
     check_int,
+    check_memory,
     check_real,
     check_shape,
 )
@@ -60,21 +61,46 @@ def absolute_moments(
     if dist == "uniform":
         return (0.5, 1 / 3, 0.25, 0.2)
 
-    # Student-t: E|w|^k = nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2) / (sqrt(pi) Gamma(nu/2)), k < nu
-    def mom(k):
-        if k >= nu:
-            return np.inf
-        return float(
-            np.exp(
-                k / 2 * np.log(nu)
-                + gammaln((k + 1) / 2)
-                + gammaln((nu - k) / 2)
-                - 0.5 * np.log(np.pi)
-                - gammaln(nu / 2)
-            )
-        )
+    # Student-t: E|w|^k = nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2) / (sqrt(pi) Gamma(nu/2)), k < nu,
+    # written through P = Gamma(x + 1/2) / Gamma(x), x = (nu - 1)/2, so that no term grows with
+    # nu: m1 = sqrt(nu / (pi x)) e^{-S}, m2 = nu/(nu - 2), m3 = 2 m1 nu/(nu - 3),
+    # m4 = 3 nu^2 / ((nu - 2)(nu - 4)), where S = log P - log(x)/2 (see _log_ratio_excess).
+    m1 = float(np.sqrt(2 * nu / (np.pi * (nu - 1))) * np.exp(-_log_ratio_excess((nu - 1) / 2)))
+    m2 = nu / (nu - 2)
+    m3 = 2 * m1 * nu / (nu - 3) if nu > 3 else np.inf
+    m4 = 3 * (nu / (nu - 2)) * (nu / (nu - 4)) if nu > 4 else np.inf
+    return (m1, float(m2), float(m3), float(m4))
 
-    return (mom(1), mom(2), mom(3), mom(4))
+
+#: (2^{1-n} - 2) B_n / (n (n - 1)) for n = 2, 4, ..., 16 (B_n the Bernoulli numbers).
+_STIRLING = tuple(
+    (2.0 ** (1 - n) - 2) * b / (n * (n - 1))
+    for n, b in zip(
+        range(2, 17, 2),
+        (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510),
+    )
+)
+
+
+def _log_ratio_excess(x: float) -> float:
+    """``S(x) = log Gamma(x + 1/2) - log Gamma(x) - log(x)/2`` without cancellation.
+
+    For ``x >= 10`` the asymptotic series ``sum_n (B_n(1/2) - B_n) / (n (n-1) x^(n-1))`` (even
+    ``n`` up to 16, error below 1e-17 there; DLMF 5.11.8) replaces the difference of two
+    ``gammaln`` values that both grow like ``x log x`` and cancel (at ``nu = 1e16`` the
+    difference lost every digit). ``S(x) = -1/(8x) + O(x^-3)``.
+
+    Examples
+    --------
+    >>> round(_log_ratio_excess(1e6) * 8e6, 9)
+    -1.0
+    """
+    if x < 10:
+        return float(gammaln(x + 0.5) - gammaln(x) - 0.5 * np.log(x))
+    t, acc = 1.0 / x, 0.0
+    for c in reversed(_STIRLING):  # Horner in t^2, then one factor t
+        acc = acc * t * t + c
+    return float(acc * t)
 
 
 def bussgang_cos2(dist: str = "gaussian", *, n: int | None = None, nu: float = 5.0) -> float:
@@ -109,7 +135,7 @@ def bussgang_cos2(dist: str = "gaussian", *, n: int | None = None, nu: float = 5
     """
     m1, m2, m3, m4 = absolute_moments(dist, nu=nu)
     n = None if n is None else check_int(n, "n", low=2)
-    limit = m1**2 / m2
+    limit = m1**2 / m2  # for Student-t: 2 (nu - 2) e^{-2S} / (pi (nu - 1)), bounded for every nu
     if n is None:
         return float(limit)
     if not np.isfinite(m4):
@@ -122,6 +148,8 @@ def sample_weights(shape, dist: str = "gaussian", *, nu: float = 5.0, rng=None) 
     """I.i.d. weights of the given shape from one of :data:`DISTRIBUTIONS` (unit scale)."""
     shape = check_shape(shape)
     nu = _check_params(dist, nu)
+    count = float(np.prod(shape, dtype=float))
+    check_memory(8 * count, "shape", shape, what=f"{count:.3g} float64 weights")
     g = as_generator(rng)
     if dist == "gaussian":
         return g.standard_normal(shape)
@@ -151,8 +179,11 @@ def row_cos2(W) -> np.ndarray:
             f"`W` must have no all-zero rows (cos^2 is 0/0 there); got {zero.size} at rows "
             f"{zero[:10].tolist()}"
         )
-    l1 = np.abs(W).sum(axis=1)
-    l2sq = np.einsum("ij,ij->i", W, W)
+    # cos^2 is scale-free: rescale each row by its largest |w| before squaring, so that rows
+    # of 1e200 (overflow) or 1e-200 (underflow) give the same numbers as rows of 1
+    V = W / np.max(np.abs(W), axis=1, keepdims=True)
+    l1 = np.abs(V).sum(axis=1)
+    l2sq = np.einsum("ij,ij->i", V, V)
     return l1**2 / (W.shape[1] * l2sq)
 
 
@@ -171,5 +202,9 @@ def simulate_bussgang_cos2(
     """
     n = check_int(n, "n", low=2)
     samples = check_int(samples, "samples", low=2)
+    big, value = ("samples", samples) if samples >= n else ("n", n)
+    check_memory(  # the draws, their rescaled copy and |w|: three (samples, n) float64 arrays
+        24.0 * samples * n, big, value, what=f"3 arrays of {samples} x {n} float64"
+    )
     w = sample_weights((samples, n), dist, nu=nu, rng=rng)  # (samples, n)
     return mean_estimate(row_cos2(w))

@@ -161,6 +161,11 @@ def round_to_precision(x, precision: str = "float64") -> np.ndarray:
         return x.copy()
     if precision == "bfloat16":
         return round_to_bfloat16(x).astype(np.float64)
+    top = float(np.finfo(precision).max)  # beyond it the cast is inf, as bfloat16 refuses
+    if np.any(np.abs(x) > top):
+        raise ValueError(
+            f"`x` must lie within the {precision} range (|x| <= {top:g}); got {np.abs(x).max():g}"
+        )
     return x.astype(precision).astype(np.float64)
 
 

@@ -185,6 +185,12 @@ def simulate_chain(
     depth = check_int(depth, "depth", low=1)
     samples = check_int(samples, "samples", low=1)
     seeds = check_int(seeds, "seeds", low=2)
+    from companion._validate import check_memory  # energies per (seed, depth); 3 chains' inputs
+
+    need = {"depth": 32.0 * seeds * depth, "samples": 12.0 * samples * m, "m": 8.0 * m * m}
+    big = max(need, key=need.get)
+    check_memory(sum(need.values()), big, {"depth": depth, "samples": samples, "m": m}[big],
+                 what=f"{seeds} seeds x {depth} depths of energies, {samples} x {m} inputs")
     perturb = check_choice(perturb, "perturb", PERTURB_MODES)
     readout = (
         author_readout(variant) if readout is None else check_choice(readout, "readout", READOUTS)

@@ -30,8 +30,35 @@ def _vectors(u, name: str) -> np.ndarray:
     return u
 
 
+def _rescaled(u):
+    """``(v, m)``: ``u = m v`` with ``m`` the largest ``|u|`` of each row (1 for a zero row),
+    so that ``v`` can be squared without overflow (1e200) or underflow (1e-200)."""
+    m = np.max(np.abs(u), axis=-1, keepdims=True)
+    m = np.where(m > 0, m, 1.0)
+    return u / m, m
+
+
+def _inv_root(ms, m, eps):
+    """``m / sqrt(m^2 ms + eps)`` for every scale ``m``: the factor that turns a rescaled row
+    ``v`` (mean square ``ms``) into ``u / sqrt(mean(u^2) + eps)``."""
+    if eps == 0:
+        return 1.0 / np.sqrt(ms)
+    with np.errstate(over="ignore", under="ignore"):
+        big = 1.0 / np.sqrt(ms + eps / np.maximum(m, 1.0) ** 2)  # m >= 1: eps / m^2 <= eps
+        small = m / np.sqrt(np.minimum(m, 1.0) ** 2 * ms + eps)  # m < 1: m^2 ms may underflow
+    return np.where(m >= 1, big, small)
+
+
 def _rms(u, eps):
-    return np.sqrt(np.mean(u * u, axis=-1, keepdims=True) + eps)
+    """``sqrt(mean(u^2) + eps)``, rescaled so that no square overflows or underflows."""
+    v, m = _rescaled(u)
+    ms = np.mean(v * v, axis=-1, keepdims=True)
+    if eps == 0:
+        return m * np.sqrt(ms)
+    with np.errstate(over="ignore", under="ignore"):
+        big = m * np.sqrt(ms + eps / np.maximum(m, 1.0) ** 2)
+        small = np.sqrt(np.minimum(m, 1.0) ** 2 * ms + eps)
+    return np.where(m >= 1, big, small)
 
 
 def rms(u, eps: float = 0.0) -> np.ndarray:
@@ -64,7 +91,9 @@ def rmsnorm(u, gain=None, eps: float = 0.0) -> np.ndarray:
             raise ValueError(
                 f"`u` must have no all-zero rows when eps = 0 (RMSNorm is 0/0 there); got {zero}"
             )
-    return _gain(gain, u.shape[-1], "gain") * u / _rms(u, eps)
+    g = _gain(gain, u.shape[-1], "gain")
+    v, m = _rescaled(u)  # u / sqrt(mean(u^2) + eps), with no square of a huge or tiny number
+    return g * v * _inv_root(np.mean(v * v, axis=-1, keepdims=True), m, eps)
 
 
 def rmsnorm_jacobian(u, gain=None) -> np.ndarray:
@@ -115,8 +144,9 @@ def layernorm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
             )
     g = _gain(gamma, d, "gamma")
     b = np.zeros(d) if beta is None else _gain(beta, d, "beta")
-    xc = x - x.mean(axis=-1, keepdims=True)
-    return g * xc / np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + eps) + b
+    v, m = _rescaled(x)  # centre and square the rescaled row: no overflow (1e200), no underflow
+    vc = v - v.mean(axis=-1, keepdims=True)
+    return g * vc * _inv_root(np.mean(vc * vc, axis=-1, keepdims=True), m, eps) + b
 
 
 def layernorm_jacobian(x, gamma=None, eps: float = 0.0) -> np.ndarray:

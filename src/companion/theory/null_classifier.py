@@ -31,7 +31,9 @@ from companion._validate import (
     check_choice,
     check_finite_array,
     check_int,
+    check_memory,
     check_real,
+    check_work,
 )
 from companion.stats import mean_estimate
 from companion.theory.ln_kernel import (
@@ -47,6 +49,8 @@ __all__ = [
     "NullDistribution",
     "VERDICTS",
     "classify_norm",
+    "dead_share",
+    "norm_verdict",
     "precision_floor",
     "random_direction_null",
     "simulate_null_cos",
@@ -130,6 +134,9 @@ def simulate_null_cos(d: int, *, samples: int = 20_000, rng=None) -> dict:
     """
     d = check_int(d, "d", low=2)
     samples = check_int(samples, "samples", low=2)
+    big, value = ("d", d) if d >= samples else ("samples", samples)
+    check_memory(8.0 * samples + 8.0 * max(d, 2_000_000), big, value, what="the draws")
+    check_work(float(samples) * d, big, value, what=f"{samples} x {d} Gaussian draws")
     rng = as_generator(rng)
     nd = random_direction_null(d)
     chunk = max(1, 2_000_000 // d)
@@ -329,24 +336,9 @@ def classify_norm(
         dtype_label = f"{dtype} (accumulated in {accumulate})"
     else:
         dtype_label = dtype
-    if abs(rho) <= t_ln:
-        verdict = "layernorm"
-        reason = (
-            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
-            f"{margin:g}x the {dtype_label} rounding floor {floor:.1e}: an exact kernel"
-        )
-    elif rho >= t_rms:
-        verdict = "rmsnorm"
-        reason = (
-            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, "
-            f"{rho / floor:.1e}x the {dtype_label} rounding floor: no gamma^-1 kernel"
-        )
-    else:
-        verdict = "undetermined"
-        reason = (
-            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, between "
-            f"{margin:g}x and {gap * margin:g}x the {dtype_label} rounding floor {floor:.1e}"
-        )
+    verdict, reason = norm_verdict(
+        rho, floor, dead=dead_share(rep.vstar, dtype), margin=margin, gap=gap, label=dtype_label
+    )
     return NormVerdict(
         verdict=verdict,
         statistic=rho,
@@ -358,4 +350,81 @@ def classify_norm(
         report=rep,
         dtype=dtype,
         reason=reason,
+    )
+
+
+def dead_share(vstar, dtype: str) -> float:
+    """Share of ‖v*‖² on *dead* coordinates: those whose |γ_i| is below u_f times the largest,
+    u_f = min(u, 2⁻²⁴) the precision of the forward pass's reductions (as in
+    :func:`precision_floor`): such a γ_i·z_i vanishes against any other coordinate's.
+
+    v* ∝ γ⁻¹, so |γ_i| / max|γ| = min|v*| / |v*_i| and the share needs v* only. A dead
+    coordinate's output is the constant β_i for any norm, so its axis is a kernel direction
+    of LayerNorm and RMSNorm alike: where v* lies in their span the exactness test cannot tell
+    the two apart (a trained γ with dead entries, e.g. all-MiniLM-L6-v2's).
+
+    Examples
+    --------
+    >>> round(dead_share([0.5, 0.5, 0.5, 0.5], "float32"), 6)
+    0.0
+    >>> round(dead_share([1e-9, 1e-9, 1.0], "float32"), 6)
+    1.0
+    """
+    check_choice(dtype, "dtype", PRECISIONS)
+    v = np.abs(check_finite_array(vstar, "vstar").ravel())
+    if v.size == 0 or not v.any():
+        raise ValueError("`vstar` must have a non-zero entry; got all zeros")
+    lo = v[v > 0].min() if (v > 0).any() else 0.0
+    u_f = min(UNIT_ROUNDOFF[dtype], UNIT_ROUNDOFF["float32"])
+    dead = lo / np.where(v > 0, v, np.inf) < u_f
+    return float((v[dead] ** 2).sum() / (v**2).sum())
+
+
+def norm_verdict(
+    rho: float,
+    floor: float,
+    *,
+    dead: float = 0.0,
+    margin: float = 100.0,
+    gap: float = 10.0,
+    label: str = "working-precision",
+) -> tuple[str, str]:
+    """The classifier's decision rule (our reconstruction): ``(verdict, reason)`` from the
+    exactness statistic ρ, the rounding floor and the dead share of v* (:func:`dead_share`).
+
+    * |ρ| <= margin·floor and dead <= 1/2 -> ``"layernorm"``;
+    * ρ >= gap·margin·floor               -> ``"rmsnorm"``;
+    * otherwise (between the thresholds, or an exact kernel carried by dead coordinates,
+      which any norm has)                 -> ``"undetermined"``.
+
+    :func:`classify_norm` calls it; so do the claims, on the statistics stored in records.
+
+    Examples
+    --------
+    >>> norm_verdict(1e-13, 2.8e-12)[0], norm_verdict(0.9, 2.8e-12)[0]
+    ('layernorm', 'rmsnorm')
+    >>> norm_verdict(1e-13, 2.8e-12, dead=0.99)[0]
+    'undetermined'
+    """
+    t_ln, t_rms = margin * floor, gap * margin * floor
+    if abs(rho) <= t_ln and dead > 0.5:
+        return "undetermined", (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
+            f"{margin:g}x the {label} rounding floor {floor:.1e}, but {dead:.6f} of v*'s norm "
+            "lies on dead coordinates (|gamma_i| below u_f of the largest), whose axes are "
+            "kernel directions of any norm"
+        )
+    if abs(rho) <= t_ln:
+        return "layernorm", (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, within "
+            f"{margin:g}x the {label} rounding floor {floor:.1e}: an exact kernel"
+        )
+    if rho >= t_rms:
+        return "rmsnorm", (
+            f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, "
+            f"{rho / floor:.1e}x the {label} rounding floor: no gamma^-1 kernel"
+        )
+    return "undetermined", (
+        f"the variance along gamma^-1 is {rho:.2e} of its diagonal share, between "
+        f"{margin:g}x and {gap * margin:g}x the {label} rounding floor {floor:.1e}"
     )

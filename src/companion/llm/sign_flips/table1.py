@@ -58,6 +58,9 @@ def vector_cos2(weight, *, samples: int = 2000, rng=None, batch: int = 1000):
 
     samples = check_int(samples, "samples", low=2)
     batch = check_int(batch, "batch", low=1)
+    from companion._validate import check_memory  # the float64 values and their concatenation
+
+    check_memory(16.0 * samples, "samples", samples, what=f"2 x {samples} float64 values")
     g = as_generator(rng)
     W = _weight(weight)  # (m, n)
     WT = W.abs().mean(dim=1, keepdim=True) * torch.sign(W)  # (m, n)

@@ -28,7 +28,10 @@ def _pick(recs, model, init, layers=None):
 
 
 _INITS = (("random", COLORS["grey"], "random"), ("trained", COLORS["sim"], "trained"))
-_CLIP = 1e-40  # where exact zeros are drawn on the log axis
+# Where tiny values are drawn on the log axis: the axis stops here instead of running to
+# MiniLM's 1e-33 (which flattened every other model's spectrum); the value printed on each
+# line is the measured one.
+_CLIP = 1e-20
 
 
 def _pair(model, scale):
@@ -57,14 +60,14 @@ def _spectrum_panel(ax, scale, **_):
     artists = []
     for x, (_, col, lab) in zip((0.62, 0.98), _INITS, strict=True):  # values side by side
         (dots,) = ax.semilogy([1], [1], "o-", ms=3, color=col, label=f"{lab}: λ_i/λ_max")
-        level = ax.axhline(1, color=col, ls="--", lw=1, label=f"{lab}: v*ᵀCv*/λ_max")
+        level = ax.axhline(1, color=col, ls="--", lw=1, label=f"{lab}: |v*ᵀCv*|/λ_max")
         value = ax.text(
             x, 1, "", transform=ax.get_yaxis_transform(), ha="right", va="bottom", color=col
         )
         artists.append((dots, level, value))
     ax.set(
         xlim=(0, 25),
-        ylim=(low / 10, 3),
+        ylim=(max(low / 10, _CLIP / 3), 3),
         xlabel="eigenvalue index (ascending)",
         ylabel="λ / λ_max",
     )
@@ -84,11 +87,12 @@ def _spectrum_move(artists, model, scale, **_):
         w = np.asarray(rec["spectrum"])
         rel = np.clip(w / w[-1], _CLIP, None)[:24]
         dots.set_data(np.arange(1, rel.size + 1), rel)
-        y = max(rec["rayleigh"], _CLIP)
+        y = max(abs(rec["rayleigh"]), _CLIP)  # a log axis: the size (its sign is rounding)
         level.set_ydata([y, y])
-        value.set(y=y, text=f"{rec['rayleigh']:.1e}")
+        below = "< " if abs(rec["rayleigh"]) < _CLIP else ""
+        value.set(y=y, text=f"{below}{abs(rec['rayleigh']):.1e}")
     dtype = (pair[1] or pair[0] or {}).get("dtype", "")
-    dots.axes.set_title(f"{model}: bottom of the spectrum ({dtype} forward)")
+    dots.axes.set_title(f"{model}\nbottom of the spectrum ({dtype} forward)")
 
 
 def _profile_panel(ax, scale, **_):
@@ -98,8 +102,8 @@ def _profile_panel(ax, scale, **_):
     blocks = max(len(r["sigma_ratio"] or []) for r in pairs)
     lines = []
     for _, col, lab in _INITS:
-        (without,) = ax.plot([], [], "o-", ms=3, color=col, label=f"{lab}, without pos. 0")
-        (with_,) = ax.plot([], [], ":", color=col, lw=1, label=f"{lab}, with pos. 0")
+        (without,) = ax.plot([], [], "o-", ms=3, color=col, label=f"{lab}, no pos. 0")
+        (with_,) = ax.plot([], [], ":", color=col, lw=1, label=f"{lab}, all pos.")
         lines.append((without, with_))
     ax.axhline(1.0, color=COLORS["theory"], lw=1.5, label="ratio 1 (T4 floor)")
     ax.set(
@@ -126,7 +130,7 @@ def _profile_move(artists, model, scale, **_):
             with_.set_data(np.arange(len(rec["sigma_ratio"])), rec["sigma_ratio"])
     degenerate = (pair[1] or pair[0] or {}).get("profile_degenerate", False)
     without.axes.set_title(
-        "pre-norm residual stream" + (" (post-LN: degenerate)" if degenerate else "")
+        "pre-norm residual stream\n" + ("post-LN: degenerate" if degenerate else "σ_min profile")
     )
 
 
@@ -226,7 +230,7 @@ def draw_whisper(fig, scale: str = "cpu"):
         swap = c.get("norm_swap", {}).get("diag_rayleigh", np.nan)
         bars.append((f"{stack}\nRMS swap", swap, COLORS["sim"]))
     ax1.bar(range(len(bars)), [max(v, 1e-20) for _, v, _ in bars], color=[c for *_, c in bars])
-    ax1.set_xticks(range(len(bars)), [b for b, *_ in bars], rotation=90, fontsize=6)
+    ax1.set_xticks(range(len(bars)), [b for b, *_ in bars], rotation=90, fontsize=8)
     ax1.set(yscale="log", ylabel="ρ = v*ᵀCv* / Σ v*ᵢ² Cᵢᵢ", title="trained: kernel vs controls")
     for r in recs:
         steps = np.asarray(r.get("sigma_step_no_pos0") or [])
@@ -243,4 +247,4 @@ def draw_whisper(fig, scale: str = "cpu"):
         ylabel="σ_min(X_ℓ) / σ_min(X_ℓ₋₁)",
         title="pre-norm stream, block to block",
     )
-    ax2.legend(fontsize=6)
+    ax2.legend(fontsize=8)

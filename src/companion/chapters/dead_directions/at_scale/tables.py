@@ -9,11 +9,14 @@ import numpy as np
 from companion.chapters.dead_directions.at_scale.records import (
     _label,
     abs_gamma,
+    commands,
     confusion,
     min_step,
     sigma_steps,
+    whisper_commands,
     whisper_records,
 )
+from companion.reproduce import Reproduce, reproduce_box
 from companion.tables import Table, table
 
 
@@ -41,11 +44,18 @@ def registry_table() -> Table:
         "Parameter counts are approximate counts of the real checkpoints. Every model loads at "
         "random init from its config (init='random'), offline."
     )
-    return table(rows, notes=notes)
+    n_here = sum(r["trained weights here"] == "yes" for r in rows)
+    fold = f"The registry: {len(rows)} models, {n_here} with trained weights here (show)"
+    return table(rows, notes=notes, fold=fold)
 
 
 def _commands(recs) -> str:
-    return "written by: " + "; ".join(sorted({r["command"] for r in recs}))
+    """Where a table's numbers come from (the commands themselves are in :func:`reproduce`)."""
+    n = len({r.get("command") for r in recs})
+    return (
+        f"From the stored records of {n} run{'s' * (n != 1)}; "
+        "the commands are in “Reproduce this chapter”."
+    )
 
 
 def diagnosis_table(live: dict) -> Table:
@@ -83,7 +93,8 @@ def random_init_table(rand: dict) -> Table:
         for name, r in rand.items()
     ]
     fmt = {"|cos|": "{:.4f}", "null q99.9": "{:.4f}", "v*ᵀCv*/λ_max": "{:.2e}"}
-    return table(rows, formats=fmt, notes=_commands(rand.values()))
+    fold = f"Every architecture's diagnosis at random initialisation: {len(rows)} models (show)"
+    return table(rows, formats=fmt, notes=_commands(rand.values()), fold=fold)
 
 
 def confusion_table(recs) -> Table:
@@ -153,7 +164,12 @@ def profile_table(trained: dict) -> Table:
 
 def bench_table(b: dict) -> Table:
     """The diagnosis benchmark: its measured numbers (and, marked, one extrapolation)."""
-    rows = [{"measured": k, "value": v} for k, v in b["summary"].items()]
+    # the file's own remarks on what it was measured against stay in the file
+    rows = [
+        {"measured": k, "value": str(v).split("; the issue")[0]}
+        for k, v in b["summary"].items()
+        if not k.startswith("load average")
+    ]
     if "big" in b and b["big"]["tokens"] < 65536:
         big = b["big"]
         per_tok = big["timings"]["forward_s"] / big["tokens"]
@@ -163,17 +179,54 @@ def bench_table(b: dict) -> Table:
                 "value": f"{per_tok * 65536:.0f} s (NOT measured; same load)",
             }
         )
-    return table(rows, notes=f"command: {b['command']}")
+    return table(rows, notes=f"command: python {b['command']}")
 
 
-def _md(head: list, rows: list) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+#: the released Pythia checkpoints of the paper's training trajectory, one record per step
+PYTHIA_TRAJECTORY = (
+    "companion run dead-directions --model pythia-160m --scale full --revision step0 "
+    "--revision step1000 --revision step10000 --revision step143000 --resume"
+)
 
 
-def whisper_kernel_table(scale: str = "cpu") -> str:
-    """Markdown table: the γ⁻¹ kernel on each Whisper record and the two controls on the
-    same activations (a shuffled γ, three draws; the norm swapped for an RMSNorm)."""
+def reproduce(scale: str, results: list) -> Reproduce:
+    """The chapter's folded "Reproduce" box: the commands that write its records (this scale,
+    full scale on a GPU, Whisper-base, the Pythia trajectory), what is stored, how long the
+    runs took and on which machine."""
+    from companion.results import locate, read_json
+
+    cmds = [*commands(scale).splitlines()]
+    if scale != "full":
+        cmds += ["# full scale, on a GPU (Colab):", *commands("full").splitlines()]
+    cmds += ["# Whisper-base (speech synthesised by eSpeak NG):", *whisper_commands().values()]
+    cmds += ["# the Pythia training trajectory (GPU):", PYTHIA_TRAJECTORY]
+    recs = [f"{len(results)} records at {scale} scale (results: dead_directions/)"]
+    if scale != "full" and not locate("dead_directions_full", "dead_directions.jsonl").exists():
+        recs.append("no full-scale (GPU) records ship with the book")
+    times, extra, machine = [], [], ""
+    bench = locate("dead_directions", "bench.json")
+    if bench.exists():
+        b = read_json(bench)
+        extra.append(bench_table(b))
+        machine = f"{b.get('cpu_count', '?')} shared CPU cores, {b.get('threads', '?')} threads"
+        if "load_start" in b:
+            machine += f"; load average {b['load_start'][0]:.1f} at the start"
+    wb = locate("whisper", "bench.json")
+    wbench = read_json(wb) if wb.exists() else {}
+    for stage in ("diagnosis_decoder", "diagnosis_encoder"):
+        if w := wbench.get(stage):
+            times.append(
+                f"{w['model']}: {w['run_wall_s']:.0f} s wall, {w['run_cpu_s']:.0f} s CPU "
+                f"(forward {w['timings']['forward_s']:.0f} s), peak memory "
+                f"{w['peak_rss_mib']:,.0f} MiB, N = {w['n_tokens']:,}, load average "
+                f"{w['loadavg'][0]:.1f} ({w['command']})"
+            )
+    return reproduce_box(cmds, records=recs, timings=times, machine=machine, extra=extra)
+
+
+def whisper_kernel_table(scale: str = "cpu") -> Table:
+    """The γ⁻¹ kernel on each Whisper record and the two controls on the same activations
+    (a shuffled γ, three draws; the norm swapped for an RMSNorm)."""
     rows = []
     for r in whisper_records(scale):
         lo, hi = abs_gamma(r)
@@ -187,55 +240,38 @@ def whisper_kernel_table(scale: str = "cpu") -> str:
             else "— (γ ≡ 1)"
         )
         rows.append(
-            [
-                _label(r),
-                f"{r['n_tokens']:,}",
-                f"{lo:.3g} / {hi:.3g}",
-                f"{r['cos']:.14f}",
-                f"{r['diag_rayleigh']:.1e} / {r.get('diag_rayleigh_fp64', np.nan):.0e}",
-                r["verdict"],
-                shuf_txt,
-                f"{sw.get('diag_rayleigh', np.nan):.2f}; {sw.get('verdict', '—')}",
-            ]
+            {
+                "stack": _label(r),
+                "N": f"{r['n_tokens']:,}",
+                "min / max |γ|": f"{lo:.3g} / {hi:.3g}",
+                "|cos(u_min, v*)|": f"{r['cos']:.14f}",
+                "ρ float32 / float64": f"{r['diag_rayleigh']:.1e} / "
+                f"{r.get('diag_rayleigh_fp64', np.nan):.0e}",
+                "verdict": r["verdict"],
+                "shuffled γ: |cos|; min ρ; verdict": shuf_txt,
+                "RMSNorm swap: ρ; verdict": f"{sw.get('diag_rayleigh', np.nan):.2f}; "
+                f"{sw.get('verdict', '—')}",
+            }
         )
-    head = [
-        "stack",
-        "N",
-        "min / max \\|γ\\|",
-        "\\|cos(u_min, v*)\\|",
-        "ρ float32 / float64",
-        "verdict",
-        "shuffled γ: \\|cos\\|; min ρ; verdict",
-        "RMSNorm swap: ρ; verdict",
-    ]
-    return _md(head, rows)
+    return table(rows)
 
 
-def whisper_depth_table(scale: str = "cpu") -> str:
-    """Markdown table: the pre-norm σ_min profile block to block (smallest step ± jackknife
-    SE) and the Schur ratio R(v*) of the pre-norm state against random directions."""
+def whisper_depth_table(scale: str = "cpu") -> Table:
+    """The pre-norm σ_min profile block to block (smallest step ± jackknife SE) and the
+    Schur ratio R(v*) of the pre-norm state against random directions."""
     rows = []
     for r in whisper_records(scale):
         block, step, se = min_step(r)
         rand = np.asarray(r.get("schur_random") or [np.nan])
         rows.append(
-            [
-                _label(r),
-                f"{r['profile_tokens']:,}",
-                f"{step:.3f} ± {se:.3f} (block {block})",
-                f"{r['sigma_ratio_no_pos0'][-1]:.3g}",
-                f"{r['schur_ratio']:.4f} (Δγ = {1 - r['schur_ratio']:.3f})",
-                f"{rand.min():.4f}–{rand.max():.4f}",
-                f"{r['schur_mp_baseline']:.3f}",
-            ]
+            {
+                "stack": _label(r),
+                "profile tokens": f"{r['profile_tokens']:,}",
+                "smallest step σ_ℓ/σ_ℓ₋₁ ± SE": f"{step:.3f} ± {se:.3f} (block {block})",
+                "σ_L/σ_0": f"{r['sigma_ratio_no_pos0'][-1]:.3g}",
+                "Schur R(v*)": f"{r['schur_ratio']:.4f} (Δγ = {1 - r['schur_ratio']:.3f})",
+                "R(h), 8 random h": f"{rand.min():.4f}–{rand.max():.4f}",
+                "MP baseline": f"{r['schur_mp_baseline']:.3f}",
+            }
         )
-    head = [
-        "stack",
-        "profile tokens",
-        "smallest step σ_ℓ/σ_ℓ₋₁ ± SE",
-        "σ_L/σ_0",
-        "Schur R(v*)",
-        "R(h), 8 random h",
-        "MP baseline",
-    ]
-    return _md(head, rows)
+    return table(rows)

@@ -79,9 +79,9 @@ def _bf16(scale: str, norm: str) -> Measurement:
         f"{bf.report.rayleigh:.1e}); bf16 exactness statistic {bf.statistic:.1e} against "
         f"floor × 100 = {bf.threshold_layernorm:.1e}"
         + (
-            ": the kernel is still exact to bf16 precision while |cos| is destroyed (the spec's "
-            "own bf16 test gave |cos| = 0.42: how far it falls depends on how close the bulk's "
-            "smallest eigenvalues come to the rounding floor)"
+            ": the kernel is still exact to bf16 precision while |cos| is destroyed (another "
+            "bf16 test, with another seed, gave |cos| = 0.42: how far it falls depends on how "
+            "close the bulk's smallest eigenvalues come to the rounding floor)"
             if norm == "layernorm"
             else ""
         ),
@@ -186,7 +186,7 @@ CLAIMS = (
         "stays exact to bf16 precision (synthetic outputs; the accumulation precision is "
         "shirodkar.fp64_accumulation).",
         paper_value="FP64 covariance needed to avoid an FP32 noise floor (secondary summary only)",
-        method="the spec's ill-conditioned set-up (Student-t inputs, ×40 outlier, d = 256, "
+        method="an ill-conditioned set-up (Student-t inputs, ×40 outlier, d = 256, "
         "N = 4096): |cos| with fp64, fp32 and bf16-rounded activations, fp64 covariance, and "
         "the classifier's exactness statistic",
         tolerance="fp64/fp32 |cos| ≥ 0.9999, bf16 |cos| < 0.9, and the bf16 verdict 'layernorm'",

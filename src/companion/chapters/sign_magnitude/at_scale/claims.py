@@ -1,6 +1,7 @@
 """The claims of ``book/sign_magnitude/at_scale.md``, declared as data (:data:`CLAIMS`, collected
 by :mod:`companion.ledger`): ``dong.real.cos2_table1``,
-``dong.real.outlier_nll_ratio_rescaled``, ``dong.real.outlier_nll_ratio_flips``,
+``dong.real.outlier_nll_ratio_rescaled``, ``dong.real.outlier_saturation``,
+``dong.real.outlier_nll_ratio_flips``,
 ``dong.real.outlier_vs_random_columns``, ``dong.real.expD_ppl_ratio``,
 ``dong.real.count_matched_leverage``, ``dong.real.leverage_nonlinear``,
 ``dong.real.alpha_energy_spearman``, ``dong.real.column_flip_spearman``,
@@ -16,8 +17,8 @@ import numpy as np
 
 from companion.chapters.sign_magnitude.at_scale import CHAPTER, SIZES
 from companion.chapters.sign_magnitude.at_scale.records import _records
-from companion.claims import Claim, Measurement, NotRun
-from companion.stats import MCEstimate
+from companion.claims import Claim, Measurement, NotRun, decide
+from companion.stats import MCEstimate, ratio_estimate
 from companion.theory.transverse_ratio import transverse_ratio_limit
 
 #: ln V of the model's vocabulary: an NLL above it is worse than guessing uniformly.
@@ -183,44 +184,86 @@ def _outlier_numbers(scale, full):
     return s, src, on, get, seeds
 
 
+#: The ratio "no outlier structure" predicts (the plausible wrong hypothesis): equal cost per
+#: unit of perturbation norm, i.e. 1 for the norm-matched (rescaled) flips; for pure flips, the
+#: pools' flip counts differ 1 : 19, and the random-column control measures that alternative.
+_NO_OUTLIER = {"scaled_flip": 1.0}
+
+
 def _outlier_ratio(scale: str, full: bool, kind: str) -> Measurement:
+    """The ΔNLL ratio outlier/non against the paper's 5.0 (seed SE); saturation is a separate
+    fact (:func:`_saturation`), reported in the detail only."""
     s, src, on, get, seeds = _outlier_numbers(scale, full)
     model = SIZES[scale].model
     lnv = _LN_V.get(model, float("inf"))
     ratios = [get("outlier", kind, sd)["dnll"] / get("non", kind, sd)["dnll"] for sd in seeds]
     nll_out = [get("outlier", kind, sd)["nll"] for sd in seeds]
-    nll_non = [get("non", kind, sd)["dnll"] for sd in seeds]
     est = _mean_se(ratios)
-    saturated = sum(x > lnv for x in nll_out)
-    z = est.z(5.0)
-    ok = abs(z) <= 4 and saturated == 0
+    alt = _NO_OUTLIER.get(kind)
+    if alt is None:
+        alt = _mean_se(_random_ratios(scale, full, kind)[0]).value
+    d = decide(est, 5.0, alternative=alt)
     what = "the author's ×4.8 rescaled flips" if kind == "scaled_flip" else "pure flips"
     resc = np.median([get("outlier", kind, sd)["rescale"] for sd in seeds])
-    reasons = []
-    if saturated:
-        reasons.append(
-            f"{saturated} of {len(ratios)} outlier evaluations are above ln V = {lnv:.2f} nats "
-            f"(NLL {min(nll_out):.1f}–{max(nll_out):.1f}): the model is worse than guessing, so "
-            "the ratio is one of two saturated losses, not a sensitivity"
+    if not d["agrees"]:
+        reason = f"{est:.2f} is {d['z']:+.1f} seed-SE from the paper's 5.0"
+    elif d["unresolved"]:
+        reason = (
+            f"{est:.2f} is {d['z']:+.1f} seed-SE from the paper's 5.0 but also only "
+            f"{d['z_alt']:+.1f} seed-SE from {alt:.2f}, the ratio with no outlier structure: "
+            f"{len(ratios)} seeds cannot tell them apart (about "
+            f"{math.ceil(len(ratios) * (4 / abs(d['z_alt'])) ** 2)} would, at this scatter)"
         )
-    if abs(z) > 4:
-        reasons.append(f"{est:.2f} is {z:+.1f} seed-SE from the paper's 5.0")
-    if min(nll_non) > 1:
-        reasons.append(
-            f"even the non-outlier flips raise NLL by {min(nll_non):.1f}–{max(nll_non):.1f} "
-            "nats at p = 5% (not linear response)"
-        )
+    else:
+        reason = ""
     return Measurement(
         value=est.value,
         stderr=est.stderr,
-        agrees=ok,
-        reason="; ".join(reasons),
+        agrees=d["agrees"],
+        unresolved=d["unresolved"],
+        reason=reason,
         detail=f"{_who(s)}, p = 5%, {len(ratios)} seeds, calibration disjoint from evaluation, "
         f"{what} (median rescale ×{resc:.2f}): ΔNLL ratio outlier/non per seed "
         + ", ".join(f"{r:.2f}" for r in ratios)
-        + f" (mean {est:.2f}, median {np.median(ratios):.2f}); outlier NLL "
+        + f" (mean {est:.2f}, z = {d['z']:+.1f} from 5.0, {d['z_alt']:+.1f} from {alt:.2f}); "
+        "outlier NLL "
         + ", ".join(f"{x:.1f}" for x in nll_out)
-        + f" (ln V = {lnv:.2f}). Paper (TinyLlama-1.1B, rescaled): 5.0× (median 4.97 of 5)",
+        + f" (ln V = {lnv:.2f}; the saturation is dong.real.outlier_saturation). Paper "
+        "(TinyLlama-1.1B, rescaled): 5.0× (median 4.97 of 5)",
+        source=src,
+        measured_on=on,
+    )
+
+
+#: The author's stored Exp D outlier-targeted perplexities (5 seeds: lowest and highest; the
+#: spec §4.5, from dn_outlier's JSON) and TinyLlama's vocabulary (32,000 tokens).
+_AUTHOR_OUTLIER_PPL, _AUTHOR_V = (21_004.0, 227_883.0), 32_000
+
+
+def _saturation(scale: str = "cpu", full: bool = False, pool: str = "outlier") -> Measurement:
+    """Exp D's rescaled flips leave the model better than uniform guessing (NLL < ln V)."""
+    s, src, on, get, seeds = _outlier_numbers(scale, full)
+    lnv = _LN_V.get(SIZES[scale].model, float("inf"))
+    nll = [get(pool, "scaled_flip", sd)["nll"] for sd in seeds]
+    above = sum(x > lnv for x in nll)
+    a_lo, a_hi = (math.log(x) for x in _AUTHOR_OUTLIER_PPL)
+    a_lnv = math.log(_AUTHOR_V)
+    author = (
+        f"the author's own Exp D (TinyLlama-1.1B): outlier PPL {_AUTHOR_OUTLIER_PPL[0]:,.0f}–"
+        f"{_AUTHOR_OUTLIER_PPL[1]:,.0f}, NLL {a_lo:.2f}–{a_hi:.2f} against ln V = {a_lnv:.2f}"
+        f" ({'saturated too' if a_hi > a_lnv else 'not saturated'})"
+    )
+    return Measurement(
+        value=f"{above}/{len(nll)}",
+        agrees=above == 0,
+        reason=""
+        if above == 0
+        else f"{above} of {len(nll)} {pool}-pool evaluations are above ln V = {lnv:.2f} nats "
+        f"(NLL {min(nll):.1f}–{max(nll):.1f}): the model is worse than guessing, so the ΔNLL "
+        f"ratio is one of two saturated losses, not a sensitivity; {author}",
+        detail=f"{_who(s)}, p = 5%, the author's rescaled flips, {pool} pool: NLL per seed "
+        + ", ".join(f"{x:.2f}" for x in nll)
+        + f" against ln V = {lnv:.2f}; {author}",
         source=src,
         measured_on=on,
     )
@@ -293,26 +336,70 @@ def _outlier_vs_random(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _outlier_vs_random_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    return _vs_random(scale, full, swap=True)
+    """The same test on a random 5% of columns: does their ratio exceed what their share of
+    the flips predicts (5 : 95, no column more sensitive than another) by 4 SE?"""
+    rand = _mean_se(_random_ratios(scale, full, "flip")[0])
+    share = 5 / 95
+    z = (rand.value - share) / rand.stderr
+    _, _, on = _claim_summary("outlier-random", scale, full)
+    return Measurement(
+        value=rand.value,
+        stderr=rand.stderr,
+        agrees=z > 4,
+        detail=f"a random 5% of columns: ratio {rand:.3f} against the flip share 5/95 = "
+        f"{share:.3f} (z = {z:+.1f}): random columns carry no excess sensitivity",
+        measured_on=on,
+    )
+
+
+#: The README's Exp D perplexity ratio (median).
+_README_PPL_RATIO = 1265.0
 
 
 def _ppl_ratio(scale: str = "cpu", full: bool = False) -> Measurement:
+    """log10 of the ΔPPL ratio of the rescaled flips, mean over seeds, against the README's
+    1,265×; the plausible wrong hypothesis is no metric nonlinearity (ΔPPL ratio = ΔNLL ratio)."""
     s, src, on, get, seeds = _outlier_numbers(scale, full)
     c = s["conditions"]
     resc, pure = c["disjoint|scaled_flip"], c["disjoint|flip"]
+    logs = [math.log10(x) for x in resc["ppl_ratios"]]
+    est = _mean_se(logs)
+    nll_ratio = _mean_se(
+        [get("outlier", "scaled_flip", sd)["dnll"] / get("non", "scaled_flip", sd)["dnll"]
+         for sd in seeds]
+    )  # fmt: skip
+    alt = math.log10(nll_ratio.value)
+    d = decide(est, math.log10(_README_PPL_RATIO), alternative=alt)
+    lnv = _LN_V.get(SIZES[scale].model, float("inf"))
+    sat = sum(get("outlier", "scaled_flip", sd)["nll"] > lnv for sd in seeds)
+    what = (
+        f"log10 of the ΔPPL ratio {est:.2f} over {len(logs)} seeds is "
+        f"{d['z']:+.1f} SE from log10 1,265 = {math.log10(_README_PPL_RATIO):.2f}"
+    )
+    if not d["agrees"]:
+        reason = what
+    elif d["unresolved"]:
+        reason = (
+            f"{what}, but also only {d['z_alt']:+.1f} SE from log10 {nll_ratio.value:.2f} "
+            f"= {alt:.2f} (no metric nonlinearity: the ΔPPL ratio equal to the ΔNLL ratio); "
+            f"the seeds scatter over {min(logs):.1f}–{max(logs):.1f} decades, so this "
+            "scale cannot decide"
+        )
+    else:
+        reason = ""
     return Measurement(
         value=resc["ppl_ratio"]["median"],
-        agrees=False,
-        reason=f"the ΔPPL ratio of the rescaled flips is {resc['ppl_ratio']['median']:.2g} "
-        f"(median; {min(resc['ppl_ratios']):.1g}–{max(resc['ppl_ratios']):.1g} over seeds) "
-        f"while their ΔNLL ratio is {resc['nll_ratio']['median']:.2f}: at NLL above ln V the "
-        "perplexity ratio measures saturation, not sensitivity, and is not comparable with "
-        "the paper's 1,265×",
+        stderr=None,
+        agrees=d["agrees"],
+        unresolved=d["unresolved"],
+        reason=reason,
         detail=f"{_who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
         + ", ".join(f"{x:.2g}" for x in resc["ppl_ratios"])
-        + f"; pure flips median {pure['ppl_ratio']['median']:.2f} against a ΔNLL ratio of "
-        f"{pure['nll_ratio']['median']:.2f}: the exponential of a loss difference magnifies it "
-        "(the abstract's metric nonlinearity). Author's stored 5 seeds: mean 2,180, median 974",
+        + f" (value: the median); pure flips median {pure['ppl_ratio']['median']:.2f} against a "
+        f"ΔNLL ratio of {pure['nll_ratio']['median']:.2f}: the exponential of a loss difference "
+        f"magnifies it (the abstract's metric nonlinearity). {sat} of {len(logs)} outlier "
+        f"evaluations are above ln V = {lnv:.2f} (saturated; dong.real.outlier_saturation). "
+        "Author's stored 5 seeds: mean 2,180, median 974",
         source=src,
         measured_on=on,
     )
@@ -339,37 +426,64 @@ def _pooled(scale: str, full: bool, p: float):
     return MCEstimate(float(r), float(se), int(k)), float(mn), float(sn), len(sel["non"])
 
 
+def _seed_ratio(scale: str, p: float) -> tuple[MCEstimate, list]:
+    """Seed-level ratio of ΔNLLs (outlier / non) at fraction p: the ratio of the seeds' sums
+    with its delta-method SE over seeds, and the per-seed non-outlier ΔNLLs."""
+    recs = _records("leverage", SIZES[scale].model, scale)
+    by = {r["key"]: r for r in recs}
+    seeds = range(SIZES[scale].claim_seeds)
+    o, n = ([by[f"leverage|disjoint|p={p:g}|{pool}|seed={s}"]["dnll"] for s in seeds]
+            for pool in ("outlier", "non"))  # fmt: skip
+    return ratio_estimate(o, n), n
+
+
 def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
     s, src, on = _claim_summary("leverage", scale, full)
     pred = s.get("prediction", {}).get("n_E_alpha2_outlier", float("nan"))
     lin = [p for p in SIZES[scale].setup.leverage_ps if 0.0005 <= p <= 0.005]
-    parts, zs = [], {}
+    parts, ds = [], {}
     for p in lin:
-        est, mn, sn, k = _pooled(scale, full, p)
-        zs[p] = est.z(pred)
+        est, non = _seed_ratio(scale, p)
+        ds[p] = d = decide(est, pred, alternative=1.0)
         parts.append(
-            f"p = {p:g}: {est:.1f} (z = {zs[p]:+.1f}; non-outlier ΔNLL "
-            f"{mn:.1e} = {mn / sn:.1f} window-SE)"
+            f"p = {p:g}: {est.value:.1f} ± {est.stderr:.1f} (z = {d['z']:+.1f} from "
+            f"n·E[α²], {d['z_alt']:+.1f} from 1; non-outlier ΔNLL per seed "
+            f"{min(non):.1e}–{max(non):.1e})"
         )
-    windows = s["meta"].get("eval_windows")
-    medians = "; ".join(f"p={r['p']:g}: {r['nll_lev']['median']:.3g}" for r in s["rows"])
-    agrees_z = all(abs(z) <= 4 for z in zs.values())
+    deviate = [p for p, d in ds.items() if not d["agrees"]]
+    open_ = [p for p, d in ds.items() if d["unresolved"]]
+    n_seeds = SIZES[scale].claim_seeds
+    if deviate:
+        reason = (
+            f"the seed-level ratio differs from n·E[α²] = {pred:.2f} by more than 4 SE at p = "
+            + ", ".join(f"{p:g}" for p in deviate)
+            + " ("
+            + "; ".join(parts)
+            + ")"
+        )
+    elif open_:
+        worst = min(abs(ds[p]["z_alt"]) for p in open_)
+        reason = (
+            f"every seed-level ratio agrees with n·E[α²] = {pred:.2f} within 4 SE, but at p = "
+            + ", ".join(f"{p:g}" for p in open_)
+            + f" it is also within 4 SE of 1 (no leverage): {n_seeds} seeds cannot tell the "
+            f"two apart (about {math.ceil(n_seeds * (4 / worst) ** 2)} would, at this "
+            "scatter) (" + "; ".join(parts) + ")"
+        )
+    else:
+        reason = ""
+    est01 = _seed_ratio(scale, 0.001)[0]
     return Measurement(
-        value=round(float(_pooled(scale, full, 0.001)[0].value), 3),
-        stderr=float(_pooled(scale, full, 0.001)[0].stderr),
-        agrees=False,
-        reason=(
-            f"the seed-pooled ratios {'agree with' if agrees_z else 'differ from'} "
-            f"n·E[α²] = {pred:.2f} (" + "; ".join(parts) + f"), but their SE rests on "
-            f"{windows} evaluation windows (3 degrees of freedom) and the per-seed ratios "
-            f"scatter ({medians} as medians, single seeds from "
-            f"{min(min(r['nll_levs']) for r in s['rows']):.0f} to "
-            f"{max(max(r['nll_levs']) for r in s['rows']):.0f}): not resolved at this scale; "
-            "a run with 16 windows or the full scale is needed"
-        ),
-        detail=f"{_who(s)}, {s['rows'][0]['nll_lev']['n']} seeds per p (paper 10), count-matched "
-        f"flips; value shown: the pooled ratio at p = 0.1%. Paper (TinyLlama-1.1B): ≈ 10× ≈ "
-        "n·E[α²] (medians 10.4 / 8.65 / 9.48 at 0.5 / 0.1 / 0.05%)",
+        value=round(est01.value, 3),
+        stderr=est01.stderr,
+        agrees=not deviate,
+        unresolved=not deviate and bool(open_),
+        reason=reason,
+        detail=f"{_who(s)}, {n_seeds} seeds per p (paper 10), count-matched flips; seed-level "
+        "ratio of summed ΔNLLs with its delta-method SE over seeds; value shown: p = 0.1%. "
+        + "; ".join(parts)
+        + ". Paper (TinyLlama-1.1B): ≈ 10× ≈ n·E[α²] (medians 10.4 / 8.65 / 9.48 at 0.5 / 0.1 "
+        "/ 0.05%)",
         source=src,
         measured_on=on,
     )
@@ -552,7 +666,18 @@ def _sign_vs_magnitude(scale: str = "cpu", full: bool = False, kind: str = "magn
 
 
 def _sign_vs_magnitude_control(scale: str = "cpu", full: bool = False):
-    return _sign_vs_magnitude(scale, full, kind="flip")
+    """The same seeds against no asymmetry at all (magnitude costs what flips cost: 1)."""
+    rows, s, src, on = _svm(scale, full)
+    r = rows["0.001|magnitude"]
+    ratio = MCEstimate(r["ratio_to_flip"], r["ratio_to_flip_se"], r["seeds"])
+    return Measurement(
+        value=ratio.value,
+        stderr=ratio.stderr,
+        agrees=ratio.agrees_with(1.0),
+        detail=f"ΔNLL(δ·sign W) / ΔNLL(flips) {ratio:.2f} against 1 (no sign/magnitude "
+        f"asymmetry): z = {ratio.z(1.0):+.1f}",
+        measured_on=on,
+    )
 
 
 def _decomposition(scale: str = "cpu", full: bool = False, part: str = "magnitude_transverse"):
@@ -592,35 +717,82 @@ def _not_here(needs: str, command: str):
     raise NotRun(needs, needs=needs, command=command)
 
 
+#: The author's stored Table 1 row / vector means over 20 layers (results/
+#: theorem4_verification.json, 3 models; spec §4.2) and the README's stated range.
+_AUTHOR_TABLE1 = {
+    "TinyLlama-1.1B": (0.6084, 0.6072),
+    "Qwen2.5-1.5B": (0.6139, 0.6131),
+    "Qwen2.5-3B": (0.5882, 0.5966),
+}
+_README_TABLE1_RANGE = (0.606, 0.633)
+
+
 def _table1_models(scale: str = "cpu", full: bool = False) -> Measurement:
-    rows = {"TinyLlama-1.1B": 0.6084, "Qwen2.5-1.5B": 0.6139, "Qwen2.5-3B": 0.5882}
+    """The author's stored rows against the README's range and against 2/π within 5%, next to
+    our own Table 1 measurement (SmolLM2, from its records)."""
     two = 2 / math.pi
-    low = {k: v for k, v in rows.items() if (two - v) / two > 0.05}
+    lo, hi = _README_TABLE1_RANGE
+    bad = {}
+    for k, (row, vec) in _AUTHOR_TABLE1.items():
+        why = [
+            f"{w} cos² {v:.4f} ({100 * (two - v) / two:.1f}% below 2/π)"
+            for w, v in (("row", row), ("vector", vec))
+            if (two - v) / two > 0.05
+        ]
+        if not lo <= row <= hi:
+            why.append(f"row cos² {row:.4f} outside the README's {lo}–{hi}")
+        if why:
+            bad[k] = why
+    try:  # the committed CPU-scale records (never a model run from here)
+        ours = _cos2("cpu", False)
+        mine = f"; ours on SmolLM2-135M: row cos² {ours.value} (dong.real.cos2_table1)"
+    except NotRun:
+        mine = ""
     return Measurement(
-        value=min(rows.values()),
-        agrees=not low,
-        reason="the author's own stored Table 1 results contradict the README's "
-        "'0.606–0.633 (5 models), within 5% of 2/π': "
-        + ", ".join(
-            f"{k} row cos² {v:.4f} ({100 * (two - v) / two:.1f}% below 2/π)" for k, v in low.items()
-        )
-        + " (vector cos² 0.5966, 6.3%); our runs of these models need the hub",
-        detail="author's results/theorem4_verification.json (3 models; the README names 5): "
-        + ", ".join(f"{k} {v:.4f}" for k, v in rows.items())
-        + "; TinyLlama's row and vector values 0.6084 / 0.6072, Qwen2.5-1.5B 0.6139 / 0.6131",
+        value=min(r for r, _ in _AUTHOR_TABLE1.values()),
+        agrees=not bad,
+        reason=""
+        if not bad
+        else "the author's own stored Table 1 results contradict the README's '0.606–0.633 "
+        "(5 models), within 5% of 2/π': "
+        + "; ".join(f"{k}: {', '.join(v)}" for k, v in bad.items())
+        + "; our runs of these models need the hub",
+        detail="author's results/theorem4_verification.json (3 models; the README names 5), row "
+        "/ vector: "
+        + ", ".join(f"{k} {r:.4f} / {v:.4f}" for k, (r, v) in _AUTHOR_TABLE1.items())
+        + mine,
     )
 
 
+#: The abstract's α at TinyLlama layer 12 q_proj and the author's stored Exp F file's (spec
+#: §4.5: results/activation_level_verify.json, α_j² = E[x_j²]/E‖x‖²).
+_ABSTRACT_ALPHA = {"median": 0.024, "max": 0.26}
+_AUTHOR_ALPHA = {"median": 0.0138, "max": 0.289, "outlier median": 0.030}
+
+
+def _half_unit(x: float) -> float:
+    """Half a unit of the last digit ``x`` is stated to (its rounding)."""
+    text = f"{x:g}"
+    return 0.5 * 10.0 ** -(len(text.split(".")[1]) if "." in text else 0)
+
+
 def _alpha_stats(scale: str = "cpu", full: bool = False) -> Measurement:
-    abstract, author = (0.024, 0.26), {"max": 0.289, "median": 0.0138, "outlier median": 0.030}
+    """The stored values equal the abstract's to the abstract's rounding."""
+    off = {
+        k: (_AUTHOR_ALPHA[k], v)
+        for k, v in _ABSTRACT_ALPHA.items()
+        if abs(_AUTHOR_ALPHA[k] - v) > _half_unit(v)
+    }
     return Measurement(
-        value=author["max"],
-        agrees=False,
-        reason="the author's stored Exp F file for that layer (α_j² = E[x_j²]/E‖x‖²) gives max "
-        f"{author['max']} (dim 512) and a median of {author['median']} over all columns "
-        f"({author['outlier median']} over the outlier columns): neither matches the abstract's "
-        f"median {abstract[0]} and max {abstract[1]}; the per-token normalisation E[x_j²/‖x‖²] "
-        "is a guess the stored file cannot check",
+        value=_AUTHOR_ALPHA["max"],
+        agrees=not off,
+        reason=""
+        if not off
+        else "the author's stored Exp F file for that layer (α_j² = E[x_j²]/E‖x‖²) gives "
+        + ", ".join(f"{k} {a} against the abstract's {b}" for k, (a, b) in off.items())
+        + f" (outlier-column median {_AUTHOR_ALPHA['outlier median']}), beyond the abstract's "
+        "rounding; the per-token normalisation E[x_j²/‖x‖²] is a guess the stored file cannot "
+        "check",
         detail="author's results/activation_level_verify.json (TinyLlama layer 12 q_proj, 10 × "
         "2048 tokens). Our measurement of TinyLlama needs the hub: "
         "`companion run sign-flips --experiment alpha --model tinyllama-1.1b --scale full`",
@@ -683,11 +855,28 @@ CLAIMS = (
         paper_value="5.0× (TinyLlama-1.1B, p = 5%, median of 5 seeds 4.97)",
         method="Exp D: per seed, ΔNLL(outlier) / ΔNLL(non-outlier); calibration disjoint from "
         "evaluation; mean and seed SE over 5 seeds",
-        tolerance="within 4 seed-SE of 5.0, with no outlier evaluation above ln V",
+        tolerance="within 4 seed-SE of 5.0 (unresolved when also within 4 seed-SE of 1, the "
+        "ratio with no outlier structure); the saturation is dong.real.outlier_saturation",
         provenance=("abstract", "author-code"),
         measure=_outlier_rescaled,
         control=_outlier_rescaled_control,
         control_method=_RANDOM_COLS,
+        **_COMMON,
+        depends_on=("companion.llm.sign_flips.experiments.summarize",),
+    ),
+    Claim(
+        id="dong.real.outlier_saturation",
+        statement=f"On {_SMOL} at CPU scale, Exp D's rescaled outlier-column flips at p = 5% "
+        "leave the model better than uniform guessing (NLL below ln V), so the ΔNLL ratio "
+        "outlier/non reads as a sensitivity (the premise of the abstract's 5.0×).",
+        paper_value="implied by the 5.0× reading; the author's stored outlier PPL 21,004–227,883 "
+        "is NLL 9.95–12.34 against ln 32,000 = 10.37",
+        method="Exp D records: each seed's outlier-pool NLL against ln V of the vocabulary",
+        tolerance="no outlier evaluation above ln V",
+        provenance=("author-code", "reconstruction"),
+        measure=_saturation,
+        control_none="a count against ln V, with no estimate to perturb; the non-outlier "
+        "evaluations of the same runs (NLL ≈ 3.5) are the case where it holds",
         **_COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
@@ -697,7 +886,8 @@ CLAIMS = (
         "NLL about 5× more than pure flips at 5% in the other columns.",
         paper_value="5.0× (TinyLlama-1.1B; the author's variant is rescaled, see above)",
         method="Exp D with pure flips, 5 seeds, calibration disjoint from evaluation",
-        tolerance="within 4 seed-SE of 5.0, with no outlier evaluation above ln V",
+        tolerance="within 4 seed-SE of 5.0 (unresolved when also within 4 seed-SE of the "
+        "random-column ratio)",
         provenance=("abstract", "author-code"),
         measure=_outlier_flips,
         control=_outlier_flips_control,
@@ -716,7 +906,8 @@ CLAIMS = (
         provenance=("abstract", "reconstruction"),
         measure=_outlier_vs_random,
         control=_outlier_vs_random_control,
-        control_method="the same comparison with the two pools' roles swapped",
+        control_method="the same test on a random 5% of columns, against the ratio their share "
+        "of the flips predicts (5/95): random columns must not exceed it",
         **_COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
@@ -727,11 +918,12 @@ CLAIMS = (
         "nonlinearity.",
         paper_value="1,265× (README, median); author's stored 5 seeds: mean 2,180, median 974",
         method="Exp D records, rescaled and pure flips, 5 seeds",
-        tolerance="a ΔPPL ratio comparable with the paper's (no saturated evaluation)",
+        tolerance="log10 of the ΔPPL ratio within 4 seed-SE of log10 1,265 (unresolved when "
+        "also within 4 seed-SE of the ΔNLL ratio's: no metric nonlinearity)",
         provenance=("author-code", "abstract"),
         measure=_ppl_ratio,
-        control_none="the claim deviates: the ratio is not comparable where every outlier "
-        "evaluation is saturated; the linear-regime comparison is dong.real.sign_vs_magnitude",
+        control_none="the seed scatter (several decades) leaves no room for a control to "
+        "differ; the saturation behind it is dong.real.outlier_saturation",
         **_COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
@@ -741,9 +933,10 @@ CLAIMS = (
         "raise NLL about n·E[α²] (9.1 here, from the measured α) times more than non-outlier "
         "flips in the linear-response regime (p = 0.05–0.5% of the outlier pool).",
         paper_value="≈ 10× ≈ n·E[α²] at p ≤ 0.5% (TinyLlama-1.1B; medians 10.4 / 8.65 / 9.48)",
-        method="Exp E: count-matched flips, 5 seeds; the ratio of seed-pooled mean ΔNLLs per p "
-        "(delta-method SE over evaluation windows) against n·E[α²] over the outlier columns",
-        tolerance="within 4 SE of n·E[α²], with an SE resting on more than a handful of windows",
+        method="Exp E: count-matched flips, 5 seeds; per p the ratio of the seeds' summed ΔNLLs "
+        "(delta-method SE over seeds) against n·E[α²] over the outlier columns",
+        tolerance="at every p, within 4 seed-SE of n·E[α²]; unresolved where also within 4 "
+        "seed-SE of 1 (no leverage)",
         provenance=("abstract", "author-code"),
         measure=_leverage,
         control_none="the claim is not resolved at this scale; its control (the same ratio "
@@ -815,7 +1008,8 @@ CLAIMS = (
         provenance=("abstract", "author-code"),
         measure=_sign_vs_magnitude,
         control=_sign_vs_magnitude_control,
-        control_method="the flips against themselves (ratio 1, not 1/2.75)",
+        control_method="the same seeds against no asymmetry (ratio 1: magnitude costs what "
+        "flips cost)",
         **_COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",

@@ -7,6 +7,7 @@ import math
 
 from companion.chapters.sign_magnitude.at_scale import SIZES
 from companion.chapters.sign_magnitude.at_scale.records import _summary
+from companion.reproduce import Reproduce, reproduce_box
 from companion.tables import Table, pm, table
 
 
@@ -25,22 +26,29 @@ def _notes(s: dict, *extra: str) -> str:
         if "baseline_nll" in s
         else []
     )
-    return "; ".join([*base, *extra, f"measurement wall time {s['wall_s']:.0f} s"]) + "."
+    return "; ".join([*base, *extra]) + "."
 
 
-def records_table(summaries: dict, counts: dict, commands: dict) -> Table:
-    """Each experiment's records: how many, their measurement time and the command that
-    wrote them."""
-    rows = [
-        {
-            "experiment": e,
-            "records": counts[e],
-            "wall time (s)": s["wall_s"],
-            "command": commands[e],
-        }
-        for e, s in summaries.items()
-    ]
-    return table(rows, formats={"wall time (s)": "{:.0f}"})
+def records_table(summaries: dict, counts: dict, commands: dict) -> Reproduce:
+    """The chapter's folded "Reproduce" box: each experiment's command (``commands``), its
+    records (``counts``) and measurement wall time, and the timing of one leverage point
+    (``bench/leverage_point.py``) on the machine it ran on."""
+    from companion.results import locate, read_json
+
+    recs = [f"{e}: {counts[e]} records" for e in summaries]
+    times = [f"{e}: {s['wall_s']:.0f} s of measurement" for e, s in summaries.items()]
+    machine = ""
+    bench = locate("sign_flips", "bench.json")
+    if bench.exists():
+        b = read_json(bench)
+        times.append(
+            f"one leverage point (apply {b['n_flips']} flips, evaluate {b['tokens']} tokens, "
+            f"undo) {b['leverage_point_s']:.2f} s against a bare evaluation "
+            f"{b['bare_eval_s']:.2f} s (ratio {b['ratio']:.2f}); apply + undo alone "
+            f"{b['apply_undo_s'] * 1e3:.1f} ms ({b['command'].strip()})"
+        )
+        machine = b["machine"]
+    return reproduce_box(list(commands.values()), records=recs, timings=times, machine=machine)
 
 
 def table1(s: dict) -> Table:
@@ -267,29 +275,38 @@ _WEIGHTS = {
 }
 
 
-def table1_models(scale: str = "cpu") -> str:
-    """Markdown table of Table 1 on the chapter's model and on Whisper-base's decoder and
-    encoder: mean row/vector cos² over 20 evenly spaced Linear layers of each (the head and
-    the convolutions excluded), range, distance below 2/π, lowest layer."""
+def table1_models(scale: str = "cpu") -> Table:
+    """Table 1 on the chapter's model and on Whisper-base's decoder and encoder: mean
+    row/vector cos² over 20 evenly spaced Linear layers of each (the head and the
+    convolutions excluded), range, distance below 2/π, lowest layer."""
     from companion.llm import sign_flips as sf
 
-    rows = []
+    rows, missing = [], []
     for model in (SIZES[scale].model, *TABLE1_WHISPER):
         s = _summary("table1", model, scale)
         if s is None:
-            cmd = sf.command_line("table1", model, scale)
-            rows.append(f"| {model} | — | not run at this scale: `{cmd}` | | | | |")
+            missing.append(sf.command_line("table1", model, scale))
+            rows.append({"model (weights; MLP)": model, "layers": "not run at this scale"})
             continue
         lo, hi = s["row_cos2_range"]
         name, row, _, kurt = s["worst"][0]
+        weights = _WEIGHTS.get(model, s.get("meta", {}).get("dtype", ""))
         rows.append(
-            f"| {model} ({_WEIGHTS.get(model, s.get('meta', {}).get('dtype', ''))}) | "
-            f"{s['layers']} | {s['row_cos2']:.4f} | {s['vector_cos2']:.4f} | {lo:.3f}–{hi:.3f} | "
-            f"{100 * s['rel_dev_row']:.1f}% / {100 * s['rel_dev_vec']:.1f}% | "
-            f"`{name.removeprefix('model.')}` {row:.3f} (kurtosis {kurt:.0f}) |"
+            {
+                "model (weights; MLP)": f"{model} ({weights})",
+                "layers": s["layers"],
+                "row cos²": f"{s['row_cos2']:.4f}",
+                "vector cos²": f"{s['vector_cos2']:.4f}",
+                "row range": f"{lo:.3f}–{hi:.3f}",
+                "below 2/π (row / vector)": f"{100 * s['rel_dev_row']:.1f}% / "
+                f"{100 * s['rel_dev_vec']:.1f}%",
+                "lowest layer": f"{name.removeprefix('model.')} {row:.3f} (kurtosis {kurt:.0f})",
+            }
         )
-    head = (
-        "| model (weights; MLP) | layers | row cos² | vector cos² | row range | "
-        "below 2/π (row / vector) | lowest layer |\n|---|---|---|---|---|---|---|"
-    )
-    return "\n".join([head, *rows])
+    columns = ["model (weights; MLP)", "layers", "row cos²", "vector cos²", "row range",
+               "below 2/π (row / vector)", "lowest layer"]  # fmt: skip
+    for r in rows:
+        for c in columns:
+            r.setdefault(c, None)
+    notes = ("Not run at this scale; to run: " + "; ".join(missing)) if missing else None
+    return table(rows, columns=columns, notes=notes)

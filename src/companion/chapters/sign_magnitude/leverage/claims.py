@@ -74,7 +74,7 @@ def _lev_formula(scale: str = "cpu", full: bool = False) -> Measurement:
     return Measurement(
         value=m.value,
         stderr=m.stderr,
-        agrees=False,
+        agrees=m.agrees,
         reason=m.reason + ": the formula is first order in α and drops the ReLU correction "
         "of the delocalised reference flip; the exact arc-cosine kernel closes the gap "
         "(dong.leverage.post_relu)",
@@ -90,13 +90,14 @@ CLAIMS = (
     Claim(
         id="dong.leverage.pre_relu",
         statement="Before ReLU, one sign flip on an input entry of amplitude α carries exactly "
-        "nα² times the energy of a flip on a delocalised entry (α² = 1/n), on every draw.",
+        "nα² times the energy of a flip on a delocalised entry (α² = 1/n), on every draw (true "
+        "by construction of paired draws, for any weight law: a derivation, not a check).",
         paper_value="R = nα² (leading order; 138.4 at α = 0.26, n = 2048)",
         method="paired draws of one Gaussian row, pre-activation energy (Δz)²",
         tolerance="equal to nα² within 1e-9 (relative)",
         provenance=("abstract", "author-code", "reconstruction"),
         measure=_lev_pre,
-        evidence="identity",
+        evidence="derivation",
         control=_lev_pre_control,
         control_method="the same identity on the post-ReLU energy, which is not nα²",
         **_COMMON,

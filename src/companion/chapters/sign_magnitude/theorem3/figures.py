@@ -122,6 +122,7 @@ def draw(fig, p: float = 0.01, n: int = 256, seed: int = 0):
         xlim=(8e-5, 0.25),
         ylim=YLIM[1],
         xlabel="flip rate p",
+        ylabel="C measured after the norm",
         title="trap: measuring after the norm",
     )
     legend(ax2, ncols=1)
@@ -142,10 +143,27 @@ def update(state, p: float = 0.01, n: int = 256, seed: int = 0) -> bool:
     return False  # only animated artists changed
 
 
+def readout(p: float = 0.01, n: int = 256, seed: int = 0) -> str:
+    """The numbers the figure shows at ``p`` and ``n``, in words (under the figure)."""
+    text = (
+        f"At p = {p:.2g}: exact kernel C = {transverse_ratio_exact(p):.3f}, author's formula "
+        f"{transverse_ratio_paper(p):.3f}, after the norm "
+        f"{transverse_ratio_exact(p) * post_norm_inflation(p):.3f}"
+    )
+    sim = next((s for s in _sims(int(n), int(seed)) if np.isclose(s.p, p)), None)
+    if sim is not None:
+        text += f"; simulated at n = {n}: {sim.value:.3f} ± {sim.stderr:.3f}"
+    if p in PAPER_TABLE2:
+        text += f"; paper's measured (n = 2048): {PAPER_TABLE2[p][0]:.3f}"
+    return text + "."
+
+
 def explore() -> Explore:
     """The chapter's Explore figure: flip rate p x width n, all 28 combinations precomputed."""
     controls = {
         "p": control(0.01, 1e-4, 0.2, log=True, label="flip rate p", values=FLIP_RATES),
         "n": control(256, options=WIDTHS, label="width n"),
     }
-    return explore_figure(draw, controls, update=update, grid=("p", "n"), figsize=(8, 4.4))
+    return explore_figure(
+        draw, controls, update=update, grid=("p", "n"), figsize=(8, 4.4), readout=readout
+    )

@@ -1,0 +1,353 @@
+"""Walk the dead direction of a real model's final LayerNorm: ``companion run walk``.
+
+One forward pass of the trained model over held-out input captures the final norm's input
+``h`` (float64) and the next tokens; everything after it is a float64 copy of the output
+head (:class:`companion.theory.head_walk.HeadWalk`), so walking the head never touches the
+model. Where the model ties its head to the input embedding (Whisper-base, SmolLM2) the
+copy is **untied**: the walk moves the output head only (the embedding that built ``h``
+stays), which is the only setting in which ``u v*^T`` can be dead (spec §6, hazard 8).
+
+Per model, along ``ts`` (several orders of magnitude):
+
+* LayerNorm: the exact flat curve, the same curve without the ``beta`` compensation
+  (``c = <gamma^-1, beta>/||gamma^-1||`` measured), ``n_random`` random straight lines of
+  the same Frobenius length as the flat curve's ``Delta W`` and one random curve
+  ``W + t^2 R`` (KL order 2, the control of the slope read-out);
+* RMSNorm (the negative control): the gamma^-1 direction ``W + t (W w) v*^T`` (no beta to
+  compensate with: its "flat curve" is refused) and the same random lines.
+
+Each curve records the mean NLL, the directional Fisher from the model's own predictive
+distribution and the mean KL from the start; plus K-FAC (centred and uncentred ``A``)
+against the true Fisher along ``u v*^T`` (``u = W w``) and along random rank-one
+directions. Records go to ``walk/walk.jsonl`` in the results root
+(:mod:`companion.results`), one per model and settings, resumable.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+
+__all__ = [
+    "WALK_MODELS",
+    "DEFAULT_TS",
+    "capture_head",
+    "walk_head",
+    "run_walk",
+    "load_walk",
+    "results_path",
+    "summary",
+    "run_cli",
+]
+
+#: The offline trained models the walk applies to (LayerNorm first; RMSNorm = control).
+WALK_MODELS = ("whisper-base-decoder", "smollm2-135m")
+#: The walk's t grid: half-decades from 1e-4 to 1e2.
+DEFAULT_TS = tuple(float(t) for t in np.logspace(-4, 2, 13))
+#: Held-out input: clips / windows after the dead-direction calibration's (which start at 0).
+HELD_OUT_OFFSET = 64
+_WINDOW = {"speech": 96, "text": 128}
+_SLOPE_T_MAX = 1e-2  # the k-hat fit reads F(t) on t <= this (the small-t end)
+
+
+def _settings(name: str, *, scale: str, tokens, n_random: int, seed: int, ts) -> dict:
+    from companion._validate import check_finite_array, check_int
+    from companion.llm.registry import get_spec, preset
+
+    spec = get_spec(name)
+    preset(scale)
+    if spec.modality not in _WINDOW:
+        raise ValueError(
+            f"`model` must be a text or speech decoder with an output head; got {name!r} "
+            f"({spec.modality})"
+        )
+    if spec.name == "whisper-base-encoder":
+        raise ValueError(
+            "`model` must have an output head after its final norm; got 'whisper-base-encoder' "
+            "(walk 'whisper-base-decoder')"
+        )
+    default = {"cpu": 1000, "full": 8000, "smoke": 64}[scale]
+    tokens = check_int(default if tokens is None else tokens, "tokens", low=8)
+    ts = np.atleast_1d(check_finite_array(ts, "ts"))
+    if ts.ndim != 1 or np.any(ts <= 0):
+        raise ValueError("`ts` must be a 1-D array of finite values > 0")
+    return {
+        "experiment": "walk",
+        "model": spec.name,
+        "scale": scale,
+        "tokens": tokens,
+        "n_random": check_int(n_random, "n_random", low=1),
+        "seed": check_int(seed, "seed", low=0),
+        "ts": [float(t) for t in ts],
+        "offset": HELD_OUT_OFFSET,
+        "window": _WINDOW[spec.modality],
+    }
+
+
+def _batches(spec, model, tok, settings):
+    """Held-out batches and, per batch, the number of leading positions not scored."""
+    n, window = settings["tokens"], settings["window"]
+    if spec.modality == "speech":
+        from companion.llm.speech import speech_batches
+        from companion.llm.whisper import PREFIX_TOKENS, feature_extractor
+
+        clips = math.ceil(n / window)
+        batches = speech_batches(
+            tok,
+            feature_extractor(model.config),
+            n_clips=clips,
+            window=window,
+            offset=settings["offset"],
+            batch_size=4,
+        )
+        return batches, len(PREFIX_TOKENS) - 1  # prompt predictions are not transcript
+    from companion.llm.data import token_windows
+
+    ids = token_windows(
+        tok, n_windows=math.ceil(n / (window - 1)), window=window, offset=settings["offset"]
+    )
+    return ({"input_ids": b} for b in ids.split(4)), 0
+
+
+def _tied(model, head) -> bool:
+    import torch
+
+    ptr = head.weight.data_ptr()
+    return any(
+        isinstance(m, torch.nn.Embedding) and m.weight.data_ptr() == ptr for m in model.modules()
+    )
+
+
+def capture_head(name: str, *, scale: str = "cpu", settings: dict | None = None, model=None):
+    """``(HeadWalk, info)`` of a trained model on held-out input (one forward pass).
+
+    ``info``: the model-dtype NLL of the same targets, whether the head is tied, the norm's
+    name and kind, and the load and forward times.
+    """
+    import torch
+
+    from companion.llm.loading import load_model
+    from companion.llm.norms import find_final_norm
+    from companion.llm.registry import get_spec
+    from companion.theory.head_walk import HeadWalk
+
+    spec = get_spec(name)
+    settings = settings or _settings(
+        name, scale=scale, tokens=None, n_random=3, seed=0, ts=DEFAULT_TS
+    )
+    t0 = time.perf_counter()
+    if model is None:
+        model, tok = load_model(name, init="trained", scale=scale, device="cpu")
+    else:
+        model, tok = model
+    t_load = time.perf_counter() - t0
+    fn = find_final_norm(model)
+    head = model.get_output_embeddings()
+    if head is None or getattr(head, "bias", None) is not None:
+        raise ValueError(f"`model` must have a bias-free output head; got {type(head).__name__}")
+    batches, skip = _batches(spec, model, tok, settings)
+    hs, targets, nll32 = [], [], []
+    seen = {}
+
+    def grab(_, m, inputs, output):
+        seen["h"], seen["y"] = inputs[0].detach(), output.detach()
+
+    t1 = time.perf_counter()
+    from companion.llm.capture import hooks
+
+    with torch.no_grad(), hooks({"norm": fn.module}, grab):
+        for b in batches:
+            model(**b)
+            ids = b["input_ids"]
+            h, y = seen["h"][:, skip:-1], seen["y"][:, skip:-1]  # (b, L', d) predicts ids[+1]
+            tg = ids[:, skip + 1 :]
+            logp = torch.log_softmax(head(y).float(), -1)
+            nll32.append(-logp.gather(-1, tg[..., None]).squeeze(-1).reshape(-1))
+            hs.append(h.reshape(-1, h.shape[-1]).double())
+            targets.append(tg.reshape(-1))
+            if sum(len(t) for t in targets) >= settings["tokens"]:
+                break
+    n = settings["tokens"]
+    h = torch.cat(hs)[:n].numpy()
+    tg = torch.cat(targets)[:n].numpy().astype(np.int64)
+    W = head.weight.detach().double().numpy().copy()  # the untied float64 copy
+    beta = fn.beta if fn.beta is not None else np.zeros(fn.d)
+    hw = HeadWalk(h, tg, W, fn.gamma, np.asarray(beta, dtype=float), fn.eps, fn.kind)
+    info = {
+        "nll_model_dtype": float(torch.cat(nll32)[:n].double().mean()),
+        "tied": _tied(model, head),
+        "norm": fn.name,
+        "kind": fn.kind,
+        "load_s": t_load,
+        "forward_s": time.perf_counter() - t1,
+    }
+    return hw, info
+
+
+def _slope(ts, F):
+    from companion.theory.fisher_decay import kl_order, loglog_slope
+
+    keep = (ts <= _SLOPE_T_MAX) & (F > 0)
+    if keep.sum() < 2:
+        return None, None
+    slope, se = loglog_slope(ts[keep], F[keep])
+    return kl_order(slope, se)
+
+
+def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
+    """Every curve of the module docs on ``hw`` (a :class:`HeadWalk`) → the record's fields."""
+    from companion.theory.head_walk import HeadWalk
+
+    if not isinstance(hw, HeadWalk):
+        raise TypeError(f"`hw` must be a HeadWalk; got {type(hw).__name__}")
+    ts = np.asarray(ts, dtype=float)
+    g = np.random.default_rng(seed)
+    V, d = hw.W.shape
+    v = hw.vstar
+    w = g.standard_normal(d)
+    w /= np.linalg.norm(w)
+    w = w if v @ w >= 0 else -w  # t > 0 never meets the pole 1 + t <v*, w> = 0
+    Ww = hw.W @ w
+    length = float(np.linalg.norm(Ww))  # ||t (W w) v*^T||_F / t
+    curves = {}
+    base = hw.walk("line", [0.0], R=np.zeros_like(hw.W)).nll[0]
+
+    def put(name, pt):
+        khat, se = _slope(ts, pt.fisher)
+        curves[name] = {
+            "nll": pt.nll.tolist(),
+            "dnll": (pt.nll - base).tolist(),
+            "max_abs_dnll": float(np.max(np.abs(pt.nll - base))),
+            "fisher": pt.fisher.tolist(),
+            "kl": pt.kl.tolist(),
+            "k_hat": khat,
+            "k_hat_se": se,
+        }
+
+    if hw.kind == "layernorm":
+        put("flat", hw.walk("flat", ts, w=w))
+        put("uncompensated", hw.walk("uncompensated", ts, w=w))
+        refused = ""
+    else:
+        put("gamma_inv", hw.walk("uncompensated", ts, w=w))
+        try:
+            hw.flat_point(w, 1.0)
+        except ValueError as err:
+            refused = str(err)
+    kfac_random = []
+    for i in range(n_random):
+        R = g.standard_normal((V, d))
+        R *= length / np.linalg.norm(R)
+        put(f"random_{i}", hw.walk("line", ts, R=R))
+        if i == 0:
+            put("random_square", hw.walk("square", ts, R=R))
+        a = g.standard_normal(d)
+        kfac_random.append(hw.kfac_vs_fisher(g.standard_normal(V), a / np.linalg.norm(a)))
+    y = hw.y()
+    reads = y @ v
+    return {
+        "ts": ts.tolist(),
+        "nll0": float(base),
+        "c": hw.c,
+        "read_spread": float(np.max(np.abs(reads - reads.mean()))),
+        "read_scale": float(np.sqrt(np.mean(np.sum(y * y, axis=1)))),
+        "w_dot_vstar": float(v @ w),
+        "dW_frobenius_per_t": length,
+        "curves": curves,
+        "kfac_dead": hw.kfac_vs_fisher(Ww, v),
+        "kfac_random": kfac_random,
+        "flat_refused": refused,
+        "n_tokens": int(hw.h.shape[0]),
+        "d": int(d),
+        "vocab": int(V),
+    }
+
+
+def results_path(out: str | None = None) -> str:
+    """``walk/walk.jsonl`` under ``out`` (default: the results root, the copy written here
+    if there is one)."""
+    import os
+
+    from companion.llm._checks import check_path
+
+    if check_path(out, "out") is None:
+        from companion.results import locate
+
+        return str(locate("walk", "walk.jsonl"))
+    return os.path.join(out, "walk.jsonl")
+
+
+def load_walk(out: str | None = None) -> list[dict]:
+    """Every walk record (empty when none is stored)."""
+    from companion.results import ResultStore
+
+    return ResultStore(results_path(out)).records()
+
+
+def run_walk(
+    name: str,
+    *,
+    scale: str = "cpu",
+    tokens: int | None = None,
+    n_random: int = 3,
+    seed: int = 0,
+    ts=DEFAULT_TS,
+    out: str | None = None,
+    resume: bool = False,
+    command: str | None = None,
+) -> dict:
+    """Walk one model and append its record (settings checked before anything loads)."""
+    from companion._validate import check_bool
+    from companion.results import ResultStore, experiment_dir, run_record
+
+    settings = _settings(name, scale=scale, tokens=tokens, n_random=n_random, seed=seed, ts=ts)
+    resume = check_bool(resume, "resume")
+    if out is None:
+        out = str(experiment_dir("walk", write=True))
+    store = ResultStore(results_path(out))
+
+    def measure():
+        t0 = time.perf_counter()
+        hw, info = capture_head(name, scale=scale, settings=settings)
+        rec = walk_head(hw, ts=settings["ts"], n_random=n_random, seed=seed)
+        return {"model": name, **info, **rec, "run_s": time.perf_counter() - t0}
+
+    return run_record(store, settings, measure, resume=resume, command=command)
+
+
+def summary(rec: dict) -> str:
+    """One line per record for the CLI."""
+    parts = [f"{rec['model']:<22} c={rec['c']:+.3f}"]
+    for k, c in rec["curves"].items():
+        parts.append(f"{k}: max|ΔNLL|={c['max_abs_dnll']:.1e}")
+    return "  ".join(parts) + f"  ({rec['run_s']:.0f} s)"
+
+
+def run_cli(args) -> int:
+    """``companion run walk``: one record per model."""
+    from companion.llm.loading import HubUnavailable
+    from companion.llm.norms import NormNotFound
+    from companion.llm.speech import SpeechUnavailable
+
+    status = 0
+    for name in args.model:
+        try:
+            rec = run_walk(
+                name,
+                scale=args.scale,
+                tokens=args.tokens,
+                n_random=args.n_random,
+                out=args.out,
+                resume=args.resume,
+                command=getattr(args, "command_line", None),
+            )
+        except (ValueError, HubUnavailable, NormNotFound, ModuleNotFoundError,
+                SpeechUnavailable) as err:  # fmt: skip
+            print(f"error: {name}: {err}", file=sys.stderr)
+            status = 2
+            continue
+        print(summary(rec))
+    return status

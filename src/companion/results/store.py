@@ -1,0 +1,373 @@
+"""The results store: one record per setting, appended in O(1), read incrementally."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion.results.jsonl import (
+    TMP_JSONL,
+    ResultsWarning,
+    check_path,
+    latest,
+    quarantine_name,
+    remove_stale_temporaries,
+    replace,
+    scan,
+    warn_partial,
+)
+from companion.results.schema import RecordError, RecordSchema, schema_for
+from companion.results.strict import dumps_strict, loads_strict
+
+__all__ = ["ResultStore", "locked", "run_record", "settings_key"]
+
+#: Bytes before the read offset that must be unchanged for an incremental read to be valid.
+_FINGERPRINT = 64
+
+
+def settings_key(settings: dict) -> str:
+    """A stable 16-hex-digit hash of a settings dict (key order does not matter).
+
+    Examples
+    --------
+    >>> settings_key({"a": 1, "b": 2}) == settings_key({"b": 2, "a": 1})
+    True
+    """
+    blob = json.dumps(settings, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Cache:
+    """What this store has read of its file: every record up to byte ``end``."""
+
+    ident: tuple = ()  # (device, inode) of the file read
+    end: int = 0  # byte offset after the last complete record read
+    mtime: int = 0  # the file's mtime (ns) when ``end`` was reached
+    next_line: int = 1
+    tail: bytes = b""  # the bytes just before ``end`` (a rewrite in place is noticed)
+    records: list = field(default_factory=list)  # every record read, superseded ones too
+    index: dict = field(default_factory=dict)  # key -> position of its latest record
+    partial: tuple | None = None  # (line, raw bytes) of a cut-short last line
+    view: list | None = None  # latest(records), built on demand
+
+    def add(self, recs: list) -> None:
+        for rec in recs:
+            key = rec.get("key")
+            if isinstance(key, str):
+                self.index[key] = len(self.records)
+            self.records.append(rec)
+        if recs:
+            self.view = None
+
+
+class ResultStore:
+    """JSON-lines records at ``path`` (created on the first append, with its folder).
+
+    One record per model × init × setting, keyed by :func:`settings_key`. Every ``companion
+    run`` command uses a store the same way: records are **appended**, never deleted; with
+    ``--resume`` a setting already stored is skipped, without it the setting is measured
+    again and its new record, appended, replaces the old one when read (a file whose
+    superseded records outnumber the live ones is compacted, atomically).
+
+    An append writes and fsyncs the new line only (O(1) in the file's size), under an
+    exclusive lock on the folder, so two writers never lose each other's records; a write
+    that fails or is interrupted in this process (a full disk, Ctrl-C) is cut back to the
+    old end of the file, so no partial line survives it. Reads are incremental: the store
+    remembers how far it has read and parses only lines appended since (by itself or by
+    another writer); a file replaced or rewritten in place is read again from the start.
+
+    Opening a store checks the file before any work: temporaries of killed writers are
+    removed, a line that is not a record of the file's schema (:func:`schema_for`) raises
+    :class:`CorruptResults` (naming the file, the line and the field) and a truncated last
+    line (a writer killed mid-line, a copy cut short) is reported (:class:`ResultsWarning`);
+    :meth:`recover` (and every append) moves that partial line to ``<name>.line<N>.partial``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "r.jsonl"))
+    >>> key = settings_key({"model": "gpt2", "init": "random"})
+    >>> store.done(key)
+    False
+    >>> _ = store.append({"key": key, "model": "gpt2", "value": 1.0}, command="doctest")
+    >>> store.done(key), len(store.records())
+    (True, 1)
+    """
+
+    def __init__(self, path, *, schema: RecordSchema | None = None):
+        self.path = check_path(path)
+        if schema is not None and not isinstance(schema, RecordSchema):
+            raise TypeError(f"`schema` must be a RecordSchema or None; got {type(schema).__name__}")
+        self.schema = schema
+        folder = self._folder()
+        if os.path.isdir(folder):
+            with locked(folder):
+                remove_stale_temporaries(folder, TMP_JSONL)
+            self.records()  # refuses a corrupt file now, before any work
+
+    def _folder(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path))
+
+    def _schema(self) -> RecordSchema:
+        return getattr(self, "schema", None) or schema_for(self.path)
+
+    # ------------------------------------------------------------------------ reading
+
+    def _refresh(self) -> _Cache:
+        """Bring the cache up to date with the file, reading only what is new."""
+        cache = getattr(self, "_cache", None)
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._cache = _Cache()
+            return self._cache
+        ident = (st.st_dev, st.st_ino)
+        rewritten = cache is not None and st.st_size == cache.end and st.st_mtime_ns != cache.mtime
+        if (
+            cache is None
+            or cache.ident != ident
+            or st.st_size < cache.end
+            or rewritten  # changed without growing: rewritten in place
+            or not self._same_tail(cache)
+        ):
+            cache = _Cache(ident=ident)
+        if st.st_size == cache.end and cache.partial is None and cache.ident:
+            self._cache = cache
+            return cache
+        recs, partial, end, next_line = scan(
+            self.path, start=cache.end, first_line=cache.next_line, schema=self._schema()
+        )
+        cache.add(recs)
+        cache.partial, cache.next_line = partial, next_line
+        if end != cache.end:
+            cache.end = end
+            cache.tail = self._read_tail(end)
+        cache.mtime = st.st_mtime_ns if end == st.st_size else 0
+        self._cache = cache
+        if partial is not None:
+            warn_partial(self.path, partial, len(cache.records))
+        return cache
+
+    def _read_tail(self, end: int) -> bytes:
+        start = max(0, end - _FINGERPRINT)
+        with open(self.path, "rb") as fh:
+            fh.seek(start)
+            return fh.read(end - start)
+
+    def _same_tail(self, cache: _Cache) -> bool:
+        if not cache.tail:
+            return True
+        try:
+            return self._read_tail(cache.end) == cache.tail
+        except OSError:
+            return False
+
+    def _view(self) -> list:
+        cache = self._refresh()
+        if cache.view is None:
+            cache.view = latest(cache.records)
+        return cache.view
+
+    def records(self) -> list[dict]:
+        """Every stored record, in order (an absent file is empty); of a key stored twice,
+        the later record only (copies: changing one changes nothing stored)."""
+        return [dict(r) for r in self._view()]
+
+    def keys(self) -> set:
+        return {r.get("key") for r in self._view()}
+
+    def done(self, key: str) -> bool:
+        """True when a record with this key is stored."""
+        return key in self._refresh().index
+
+    def get(self, key: str) -> dict | None:
+        """The stored record with this key (a copy), or None."""
+        cache = self._refresh()
+        i = cache.index.get(key)
+        return None if i is None else dict(cache.records[i])
+
+    # ------------------------------------------------------------------------ writing
+
+    def recover(self) -> Path | None:
+        """Move a truncated last line to ``<name>.line<N>.partial`` and keep the complete
+        records; return the quarantine file (None when the file was whole)."""
+        folder = self._folder()
+        if not os.path.exists(self.path):
+            return None
+        with locked(folder):
+            return self._recover_locked()
+
+    def _recover_locked(self) -> Path | None:
+        """The quarantine file, or None when the file was whole; the caller holds the lock."""
+        path = Path(self.path)
+        if not path.exists():
+            return None
+        records, partial, _, _ = scan(path, schema=self._schema())
+        if partial is None:
+            return None
+        number, raw = partial
+        quarantine = quarantine_name(path, number)
+        quarantine.write_bytes(raw)
+        replace(path, [dumps_strict(r) for r in records])
+        self._cache = None
+        warnings.warn(
+            f"{path} line {number} was truncated: kept its {len(records)} complete records "
+            f"and moved the partial line to {quarantine}",
+            ResultsWarning,
+            stacklevel=3,
+        )
+        return quarantine
+
+    def append(self, record: dict, *, command: str | None = None) -> dict:
+        """Add one record (standard fields filled in unless given) and return it: one line
+        written and fsynced at the end of the file.
+
+        A record whose key is already stored replaces the old one (a forced rerun).
+        """
+        if not isinstance(record, dict):
+            raise TypeError(f"`record` must be a dict; got {type(record).__name__}")
+        if command is not None and not isinstance(command, str):
+            raise TypeError(f"`command` must be a str or None; got {type(command).__name__}")
+        rec = dict(record)
+        rec.setdefault("command", command if command is not None else " ".join(sys.argv))
+        rec.setdefault("version", _version())
+        rec.setdefault("time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        rec.setdefault("host", _host())
+        for name in ("model", "dtype", "device", "seed"):
+            rec.setdefault(name, None)
+        if "key" not in rec:
+            rec["key"] = settings_key(rec.get("settings", {}))
+        line = dumps_strict(rec)  # a record that cannot be written fails before the file is read
+        stored = loads_strict(line)  # as a reader will see it
+        schema = self._schema()
+        problem = schema.problem(stored)
+        if problem is not None:  # refused before it could make the file unreadable
+            raise RecordError(f"`record` must be a {schema.name} record; {problem}")
+        folder = self._folder()
+        os.makedirs(folder, exist_ok=True)
+        with locked(folder):
+            remove_stale_temporaries(folder, TMP_JSONL)
+            cache = self._refresh()  # only what other writers appended since
+            if cache.partial is not None:
+                self._recover_locked()
+                cache = self._refresh()
+            self._write_line(cache, line, stored)
+            if len(cache.records) > 2 * max(len(cache.index), 32):  # mostly superseded
+                replace(Path(self.path), [dumps_strict(r) for r in latest(cache.records)])
+                self._cache = None
+        return rec
+
+    def _write_line(self, cache: _Cache, line: str, stored: dict) -> None:
+        """Append ``line`` (after a newline when the last line lacks one) and fsync it; on
+        any failure the file is cut back to its old end."""
+        created = not os.path.exists(self.path)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            lead = b"\n" if size and self._read_tail(size)[-1:] != b"\n" else b""
+            data = lead + line.encode("utf-8") + b"\n"
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except BaseException:
+                os.ftruncate(fd, size)  # no partial line survives a failed write
+                raise
+            mtime = os.fstat(fd).st_mtime_ns
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_folder(self._folder())
+        if cache.end == size and cache.ident:
+            cache.add([stored])
+            cache.end = size + len(data)
+            cache.next_line += 1
+            cache.tail = (cache.tail + data)[-_FINGERPRINT:]
+            cache.mtime = mtime
+        else:
+            self._cache = None  # a file created just now: read it again next time
+
+
+def _fsync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class locked:
+    """An exclusive ``flock`` on the results folder (POSIX; a no-op elsewhere)."""
+
+    def __init__(self, folder: str):
+        self.folder, self.fd = folder, None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:
+            return self
+        try:
+            self.fd = os.open(self.folder, os.O_RDONLY)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except OSError:  # a filesystem without locks: appends of one write() stay whole
+            if self.fd is not None:
+                os.close(self.fd)
+            self.fd = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
+        return False
+
+
+def run_record(
+    store: ResultStore, settings: dict, measure, *, resume: bool = True, command: str | None = None
+) -> dict:
+    """Measure once per settings: return the stored record when ``resume`` and done,
+    else call ``measure()`` (→ dict) and append ``{key, settings, **result}``.
+
+    If ``measure`` raises, nothing is written.
+    """
+    key = settings_key(settings)
+    if resume:
+        found = store.get(key)
+        if found is not None:
+            return found
+    result = measure()
+    return store.append({"key": key, "settings": settings, **result}, command=command)
+
+
+def _host() -> dict:
+    """Where a record was produced: Python, CPU architecture, cores and GPU (if torch sees one)."""
+    host = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+    torch = sys.modules.get("torch")  # never import torch just to describe the host
+    if torch is not None and torch.cuda.is_available():
+        host["gpu"] = torch.cuda.get_device_name(0)
+        host["gpus"] = torch.cuda.device_count()
+    return host
+
+
+def _version() -> str:
+    from companion import __version__
+
+    return __version__

