@@ -99,8 +99,12 @@ def _check_build_memory(spec, num_layers, vocab_size, width) -> None:
     w, L = width or spec.width, num_layers or spec.n_layers
     vocab = vocab_size or int(spec.config.get("vocab_size", 0) or 0)
     name, value = ("width", width) if width is not None else ("num_layers", L)
-    check_memory(4.0 * (12.0 * w * w * L + vocab * w), name, value,
-                 what=f"~{12.0 * w * w * L + vocab * w:.3g} float32 parameters at width {w}")
+    check_memory(
+        4.0 * (12.0 * w * w * L + vocab * w),
+        name,
+        value,
+        what=f"~{12.0 * w * w * L + vocab * w:.3g} float32 parameters at width {w}",
+    )
 
 
 def build_random(
