@@ -219,7 +219,7 @@ def test_run_experiments_and_resume(tiny, tmp_path):
         s = sf.summarize(exp, recs)
         assert s["experiment"] == exp and sf.format_summary(s)
     path = sf.results_path(tmp_path, "tiny-llama", "leverage")
-    n_before = len(open(path).read().splitlines())
+    stored = {r["key"]: r for r in sf.load_results("tiny-llama", "leverage", out=tmp_path)}
     # resume: nothing recomputed (an evaluation would fail loudly here)
     import companion.llm.evaluate as ev
 
@@ -229,7 +229,11 @@ def test_run_experiments_and_resume(tiny, tmp_path):
         sf.run_experiment("leverage", "tiny-llama", resume=True, **kw)
     finally:
         ev.evaluate_nll = orig
-    assert len(open(path).read().splitlines()) == n_before
+    # the same records, unchanged; only the run's own record (its timing) is written again,
+    # a line that supersedes the old one (appends are O(1): results.store)
+    again = {r["key"]: r for r in sf.load_results("tiny-llama", "leverage", out=tmp_path)}
+    assert again.keys() == stored.keys()
+    assert all(again[k] == stored[k] for k in stored if not k.startswith("run|"))
     s = sf.summarize("leverage", sf.load_results("tiny-llama", "leverage", out=tmp_path))
     assert [r["p"] for r in s["rows"]] == [0.05, 0.01]
     assert all(r["nll_lev"]["n"] == 2 for r in s["rows"])
@@ -241,7 +245,7 @@ def test_run_experiments_and_resume(tiny, tmp_path):
 
         fh.writelines(json.dumps(r) + "\n" for r in keep)
     sf.run_experiment("leverage", "tiny-llama", resume=True, **kw)
-    assert len(sf.load_results("tiny-llama", "leverage", out=tmp_path)) == n_before
+    assert len(sf.load_results("tiny-llama", "leverage", out=tmp_path)) == len(stored)
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def test_the_file_as_found(ct2):
 
 def test_every_tensor_mapped_none_left_over(ct2, whisper):
     model = whisper[0]
-    config = W.whisper_config(ct2, W._settings())
+    config = W.whisper_config(ct2, W.package_settings())
     _, mapping = W.convert_state_dict(ct2, config)
     assert set(mapping) == set(ct2.variables) | set(ct2.aliases)
     filled = [t for names in mapping.values() for t in names]
@@ -155,8 +155,8 @@ def test_truncated_or_corrupted_file(monkeypatch, tmp_path):
     short = tmp_path / "model.bin.part2"
     with open(part2, "rb") as fh:
         short.write_bytes(fh.read(41_000_000))
-    monkeypatch.setattr(
-        W, "package_files", lambda: {**files, "parts": [files["parts"][0], str(short)]}
+    monkeypatch.setattr(  # where read_checkpoint looks it up
+        W.checkpoint, "package_files", lambda: {**files, "parts": [files["parts"][0], str(short)]}
     )
     with pytest.raises(
         ValueError,

@@ -437,32 +437,32 @@ ROWS = {
     ),  # fmt: skip
     "llm.speech.clips_for_tokens": lambda: dict(tokens=100, window=96, stack="decoder"),
     # whisper (W2)
-    "llm.whisper.whisper_config": lambda: dict(ct2=_ct2(), settings=None),
-    "llm.whisper.hf_names": lambda: dict(name="decoder/layer_0/ffn/linear_0/weight"),
-    "llm.whisper.load_tokenizer": lambda: dict(folder=None),
-    "llm.whisper.feature_extractor": lambda: dict(config=speech().config),
-    "llm.whisper.decoder_prefix": lambda: dict(tokenizer=speech().tokenizer),
-    "llm.whisper.greedy_transcribe": lambda: dict(
+    "llm.whisper.conversion.whisper_config": lambda: dict(ct2=_ct2(), settings=None),
+    "llm.whisper.conversion.hf_names": lambda: dict(name="decoder/layer_0/ffn/linear_0/weight"),
+    "llm.whisper.checkpoint.load_tokenizer": lambda: dict(folder=None),
+    "llm.whisper.checkpoint.feature_extractor": lambda: dict(config=speech().config),
+    "llm.whisper.transcription.decoder_prefix": lambda: dict(tokenizer=speech().tokenizer),
+    "llm.whisper.transcription.greedy_transcribe": lambda: dict(
         model=speech().model,
         input_features=speech().features,
         prefix=speech().prefix,
         max_new_tokens=2,
     ),
-    "llm.whisper.WhisperDecoderStack": lambda: dict(model=speech().model),
-    "llm.whisper.WhisperDecoderStack.forward": lambda: dict(
+    "llm.whisper.stacks.WhisperDecoderStack": lambda: dict(model=speech().model),
+    "llm.whisper.stacks.WhisperDecoderStack.forward": lambda: dict(
         input_ids=speech().ids,
         input_features=speech().features,
         encoder_hidden_states=None,
         output_hidden_states=False,
     ),
-    "llm.whisper.WhisperEncoderStack": lambda: dict(model=speech().model),
-    "llm.whisper.WhisperEncoderStack.forward": lambda: dict(
+    "llm.whisper.stacks.WhisperEncoderStack": lambda: dict(model=speech().model),
+    "llm.whisper.stacks.WhisperEncoderStack.forward": lambda: dict(
         input_features=speech().features, input_ids=None, output_hidden_states=False
     ),
-    "llm.whisper.load_stack": lambda: dict(
+    "llm.whisper.stacks.load_stack": lambda: dict(
         spec=_spec("whisper-base-decoder"), init="random", num_layers=1, dtype=None, device=None
     ),
-    "llm.whisper.build_random_stack": lambda: dict(
+    "llm.whisper.stacks.build_random_stack": lambda: dict(
         spec=_spec("whisper-base-encoder"),
         num_layers=1,
         vocab_size=64,
@@ -488,10 +488,10 @@ INSTANCES = {
     _DD + "reads.KernelRead": lambda: dd().diagnosis.forward,
     "llm.dead_directions.presets.ScalePreset": lambda: _preset("cpu"),
     _SF + "masks.FlipSet": lambda: ns().flips,
-    "llm.whisper.WhisperDecoderStack": lambda: _share(
+    "llm.whisper.stacks.WhisperDecoderStack": lambda: _share(
         __import__("companion.llm.whisper", fromlist=["x"]).WhisperDecoderStack(speech().model)
     ),
-    "llm.whisper.WhisperEncoderStack": lambda: _share(
+    "llm.whisper.stacks.WhisperEncoderStack": lambda: _share(
         __import__("companion.llm.whisper", fromlist=["x"]).WhisperEncoderStack(speech().model)
     ),
 }
@@ -524,10 +524,10 @@ EXEMPT = {
     _SF + "runner.run_cli": _CLI,
     "llm.speech.Clip": _RECORD + " (from speech_clips)",
     # cost, not trust: each valid call reads or writes the 290 MB Whisper checkpoint
-    "llm.whisper.read_checkpoint": "reads and hashes 150 MB per call; checked in test_whisper",
-    "llm.whisper.convert": "writes the 290 MB converted checkpoint (a minute per call)",
-    "llm.whisper.load_whisper": "loads (first converts) the 290 MB checkpoint",
-    "llm.whisper.convert_state_dict": "converts all 72 M parameters per call",
+    "llm.whisper.checkpoint.read_checkpoint": "reads and hashes 150 MB per call (test_whisper)",
+    "llm.whisper.conversion.convert": "writes the 290 MB converted checkpoint (a minute per call)",
+    "llm.whisper.conversion.load_whisper": "loads (first converts) the 290 MB checkpoint",
+    "llm.whisper.conversion.convert_state_dict": "converts all 72 M parameters per call",
 }
 
 #: Scalar parameters that also take arrays.

@@ -6,7 +6,9 @@
   ``plotting`` or torch; chapters (modules and pages) reach ``llm`` only through public names;
   only ``site/`` imports ``site/``;
 * one package per chapter, named like the chapter, with ``SIZES`` for every scale, and no size
-  that depends on the scale written into a chapter page.
+  that depends on the scale written into a chapter page;
+* a file does one job: no module of ``llm`` or ``theory`` over :data:`MAX_LINES` lines (the
+  import graph itself is ``test_import_graph.py``).
 """
 
 from __future__ import annotations
@@ -160,6 +162,27 @@ def test_chapters_reach_llm_only_through_public_names():
             ):
                 bad.append(f"{path.relative_to(ROOT)}: {mod}.{name}")
     assert not bad, "not public in companion.llm: " + ", ".join(sorted(set(bad)))
+
+
+#: The most lines a module of :data:`SIZED` may have (DEVELOPERS.md: "~450 lines at most").
+MAX_LINES = 450
+SIZED = ("llm", "theory")
+
+
+def _long_modules(folders, limit: int) -> dict[str, int]:
+    out = {}
+    for folder in folders:
+        for path in sorted((SRC / folder).rglob("*.py")):
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            if n > limit:
+                out[str(path.relative_to(ROOT))] = n
+    return out
+
+
+def test_no_engine_or_theory_module_over_450_lines():
+    assert "src/companion/llm/loading.py" in _long_modules(SIZED, 100)  # the check can fail
+    long = _long_modules(SIZED, MAX_LINES)
+    assert not long, f"split by job (at most {MAX_LINES} lines): {long}"
 
 
 # ----------------------------------------------------------------------------- chapter modules

@@ -150,10 +150,10 @@ INSTANCES = {
     "stats.MCEstimate": MCEstimate(0.5, 0.1, 10),
     "theory.kfac_lift.KronSpectrum": kl.kfac_lift(np.diag([0.0, 2.0]), [[2.0, 1.0], [1.0, 2.0]]),
     "theory.kfac_lift.LNSoftmaxHead": kl.ln_softmax_head(5, 4, n=20, rng=0),
-    "theory.multilayer.ChainResult": _CHAIN,
+    "theory.compounding.ChainResult": _CHAIN,
     "theory.multilayer.CompoundingFit": ml.fit_compounding(_CHAIN),
     "theory.null_classifier.NullDistribution": random_direction_null(8),
-    "theory.sigma_min.GramAccumulator": _ACC,
+    "theory.gram.GramAccumulator": _ACC,
 }
 
 #: Valid arguments of every target: a dict, or a list of dicts for call forms that use
@@ -215,10 +215,10 @@ VALID = {
         alpha=0.1, n=16, samples=10, stage="post_relu", full_rows=True, rng=0
     ),
     # ln_kernel
-    "theory.ln_kernel.bottom_direction": dict(C=np.diag([3.0, 0.5, 2.0]), n_samples=10),
-    "theory.ln_kernel.centred_covariance": dict(Y=[[1.0, 0.0], [3.0, 2.0], [0.0, 1.0]], ddof=1),
-    "theory.ln_kernel.effective_scale": dict(weight=[0.0, 0.5], convention="one_plus"),
-    "theory.ln_kernel.inverse_scale_direction": dict(gamma=[1.0, -2.0]),
+    "theory.covariance.bottom_direction": dict(C=np.diag([3.0, 0.5, 2.0]), n_samples=10),
+    "theory.covariance.centred_covariance": dict(Y=[[1.0, 0.0], [3.0, 2.0], [0.0, 1.0]], ddof=1),
+    "theory.gamma.effective_scale": dict(weight=[0.0, 0.5], convention="one_plus"),
+    "theory.gamma.inverse_scale_direction": dict(gamma=[1.0, -2.0]),
     "theory.ln_kernel.kernel_report": [
         dict(Y=_Y, gamma=_GAMMA),
         dict(gamma=_GAMMA, cov=np.cov(_Y.T), n_samples=20, mean=_Y.mean(0)),
@@ -231,31 +231,31 @@ VALID = {
         norm="layernorm",
         precision="bfloat16",
     ),
-    "theory.ln_kernel.rms_witness_inputs": dict(d=3),
-    "theory.ln_kernel.rms_witness_variance": dict(
+    "theory.rms_witness.rms_witness_inputs": dict(d=3),
+    "theory.rms_witness.rms_witness_variance": dict(
         v=[1.0, 0.0, 0.0], gamma=[2.0, 5.0, 5.0], eps=0.1
     ),
     "theory.ln_kernel.round_to_bfloat16": dict(x=[1.0, 3.14159265]),
     "theory.ln_kernel.round_to_precision": dict(x=[1 / 3, 2.0], precision="bfloat16"),
     "theory.ln_kernel.rounding_noise": dict(Y=_Y, gamma=_GAMMA, precision="bfloat16"),
-    "theory.ln_kernel.sample_gamma": dict(d=3, sigma=1.0, signs=True, rng=0),
+    "theory.gamma.sample_gamma": dict(d=3, sigma=1.0, signs=True, rng=0),
     "theory.ln_kernel.sample_inputs": dict(n_samples=5, d=3, dist="student_t", rng=0),
-    "theory.ln_kernel.simulate_rms_witness_variance": dict(
+    "theory.rms_witness.simulate_rms_witness_variance": dict(
         v=[1.0, 1.0], gamma=[1.0, 3.0], samples=10, eps=0.1, rng=0
     ),
-    "theory.ln_kernel.witness_variance_exact": dict(
+    "theory.rms_witness.witness_variance_exact": dict(
         v=[0.5, 0.5, 0.0], gamma=[1.0, 2.0, 4.0], eps=0.1, norm="layernorm", beta=[0.0, 1.0, 0.0]
     ),
     # multilayer
-    "theory.multilayer.ChainResult.ratios": dict(readout="prenorm"),
-    "theory.multilayer.ChainResult.upto": dict(depth=2),
-    "theory.multilayer.ChainResult.energies": dict(readout="prenorm"),
+    "theory.compounding.ChainResult.ratios": dict(readout="prenorm"),
+    "theory.compounding.ChainResult.upto": dict(depth=2),
+    "theory.compounding.ChainResult.energies": dict(readout="prenorm"),
     "theory.multilayer.CompoundingFit.predict": dict(depth=[1.0, 2.0], kind="origin"),
     "theory.multilayer.CompoundingFit.estimate": dict(kind="origin"),
-    "theory.multilayer.author_readout": dict(variant="V2"),
-    "theory.multilayer.author_table3": dict(variant="V2", activation="relu", m=2048, p=0.01),
-    "theory.multilayer.compounding_prediction": dict(depth=2.0, beta=1.0),
-    "theory.multilayer.first_layer_ratio": dict(
+    "theory.compounding.author_readout": dict(variant="V2"),
+    "theory.compounding.author_table3": dict(variant="V2", activation="relu", m=2048, p=0.01),
+    "theory.compounding.compounding_prediction": dict(depth=2.0, beta=1.0),
+    "theory.compounding.first_layer_ratio": dict(
         variant="V3", activation="relu", p=0.01, readout="prenorm"
     ),
     "theory.multilayer.fit_compounding": [
@@ -350,18 +350,18 @@ VALID = {
         d=3, n_samples=8, trials=2, centred=True, rng=0
     ),
     # sigma_min
-    "theory.sigma_min.GramAccumulator": dict(d=4),
-    "theory.sigma_min.GramAccumulator.update": dict(X_batch=np.ones((2, 4))),
-    "theory.sigma_min.GramAccumulator.merge": dict(other=sm.GramAccumulator().update(_X[:5])),
-    "theory.sigma_min.GramAccumulator.merge_moments": dict(
+    "theory.gram.GramAccumulator": dict(d=4),
+    "theory.gram.GramAccumulator.update": dict(X_batch=np.ones((2, 4))),
+    "theory.gram.GramAccumulator.merge": dict(other=sm.GramAccumulator().update(_X[:5])),
+    "theory.gram.GramAccumulator.merge_moments": dict(
         n=4, mean=[0.0, 0.0, 0.0, 1.0], comoment=np.eye(4)
     ),
-    "theory.sigma_min.GramAccumulator.matrix": dict(centred=True),
-    "theory.sigma_min.GramAccumulator.covariance": dict(centred=True),
-    "theory.sigma_min.GramAccumulator.eigh": dict(centred=True),
-    "theory.sigma_min.GramAccumulator.singular_values": dict(centred=True),
-    "theory.sigma_min.GramAccumulator.sigma_min": dict(centred=True),
-    "theory.sigma_min.GramAccumulator.quadratic_form": dict(v=[1.0, 0.0, 0.0, 0.0], centred=True),
+    "theory.gram.GramAccumulator.matrix": dict(centred=True),
+    "theory.gram.GramAccumulator.covariance": dict(centred=True),
+    "theory.gram.GramAccumulator.eigh": dict(centred=True),
+    "theory.gram.GramAccumulator.singular_values": dict(centred=True),
+    "theory.gram.GramAccumulator.sigma_min": dict(centred=True),
+    "theory.gram.GramAccumulator.quadratic_form": dict(v=[1.0, 0.0, 0.0, 0.0], centred=True),
     "theory.sigma_min.cancellation_bound": dict(
         toy=sm.residual_toy(4, 2, n=8, cancel=0.5, rng=0), cancel=0.5
     ),
@@ -371,17 +371,17 @@ VALID = {
         dict(states=[_ACC, copy.deepcopy(_ACC)], centred=False, method="gram"),
     ],
     # transverse_ratio
-    "theory.transverse_ratio.branch_moments": dict(p=0.01),
-    "theory.transverse_ratio.post_norm_inflation": dict(p=0.01),
+    "theory.transverse_closed_forms.branch_moments": dict(p=0.01),
+    "theory.transverse_closed_forms.post_norm_inflation": dict(p=0.01),
     "theory.transverse_ratio.simulate_transverse_ratio": dict(
         p=0.05, n=8, m=8, d=8, samples=10, seeds=2, post_norm=True, rng=0
     ),
     "theory.transverse_ratio.simulate_transverse_ratio_grid": dict(
         ps=[0.05, 0.1], n=8, m=8, d=8, samples=10, seeds=2, batch=5, post_norm=False, rng=0
     ),
-    "theory.transverse_ratio.transverse_ratio_exact": dict(p=0.01),
-    "theory.transverse_ratio.transverse_ratio_noise": dict(p=0.01),
-    "theory.transverse_ratio.transverse_ratio_paper": dict(p=0.01, variant="figure"),
+    "theory.transverse_closed_forms.transverse_ratio_exact": dict(p=0.01),
+    "theory.transverse_closed_forms.transverse_ratio_noise": dict(p=0.01),
+    "theory.transverse_closed_forms.transverse_ratio_paper": dict(p=0.01, variant="figure"),
 }
 
 
@@ -417,14 +417,14 @@ EXEMPT = {
     "theory.leverage.AggregateLeverage": _RECORD,
     "theory.ln_kernel.KernelReport": _RECORD,
     "theory.ln_kernel.RoundingNoise": _RECORD,
-    "theory.multilayer.ChainResult": _RECORD + " (from simulate_chain)",
+    "theory.compounding.ChainResult": _RECORD + " (from simulate_chain)",
     "theory.multilayer.CompoundingFit": _RECORD + " (from fit_compounding)",
     "theory.null_classifier.NormVerdict": _RECORD,
     "theory.null_classifier.NullDistribution": _RECORD + " (from random_direction_null)",
     "theory.quantization.QuantizationGeometry": _RECORD,
     "theory.sigma_min.ResidualToy": _RECORD + " (from residual_toy)",
     "theory.sigma_min.SigmaMinProfile": _RECORD,
-    "theory.transverse_ratio.BranchMoments": _RECORD,
+    "theory.transverse_closed_forms.BranchMoments": _RECORD,
     "theory.transverse_ratio.TransverseRatioResult": _RECORD,
     **llm_rows.EXEMPT,
     **results_rows.EXEMPT,
@@ -433,13 +433,13 @@ EXEMPT = {
 #: Scalar parameters that also take arrays (elementwise functions).
 ACCEPTS_ARRAYS = {
     ("theory.leverage.leverage", "alpha"),
-    ("theory.multilayer.compounding_prediction", "depth"),
+    ("theory.compounding.compounding_prediction", "depth"),
     ("theory.relu_kernel.relu_kernel", "rho"),
     ("theory.relu_kernel.relu_kernel_derivative", "rho"),
-    ("theory.transverse_ratio.post_norm_inflation", "p"),
-    ("theory.transverse_ratio.transverse_ratio_exact", "p"),
-    ("theory.transverse_ratio.transverse_ratio_noise", "p"),
-    ("theory.transverse_ratio.transverse_ratio_paper", "p"),
+    ("theory.transverse_closed_forms.post_norm_inflation", "p"),
+    ("theory.transverse_closed_forms.transverse_ratio_exact", "p"),
+    ("theory.transverse_closed_forms.transverse_ratio_noise", "p"),
+    ("theory.transverse_closed_forms.transverse_ratio_paper", "p"),
 }
 
 #: Array parameters for which an empty array (zero rows, or zero entries of a 1-D array)
@@ -456,7 +456,7 @@ EMPTY_OK = {
     ("theory.norms.rms", "u"): "row-wise",
     ("theory.norms.rmsnorm", "u"): "row-wise",
     ("theory.null_classifier.NullDistribution.pdf", "c"): "elementwise",
-    ("theory.sigma_min.GramAccumulator.update", "X_batch"): "an empty batch is a no-op",
+    ("theory.gram.GramAccumulator.update", "X_batch"): "an empty batch is a no-op",
     **{(k, p): why for k, (p, why) in llm_rows.EMPTY_OK.items()},
 }
 

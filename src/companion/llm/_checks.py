@@ -136,3 +136,10 @@ def check_rates(ps, name: str) -> tuple:
     if not ps:
         raise ValueError(f"`{name}` must hold at least one flip rate; got none")
     return tuple(check_real(q, name, low=0.0, high=1.0, low_open=True) for q in ps)
+
+
+def check_optional_dict(value, name: str):
+    """A dict, or None."""
+    if value is not None and not isinstance(value, dict):
+        raise TypeError(f"`{name}` must be a dict or None; got {type(value).__name__}")
+    return value

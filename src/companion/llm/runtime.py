@@ -123,7 +123,7 @@ def read_runtime(
     ValueError
         ``gpu_memory_gb`` or ``ram_gb`` not a positive number.
     """
-    from companion.llm.registry import hub_status
+    from companion.llm.hub import hub_status
 
     if gpu_memory_gb is not None:
         gpu_memory_gb = check_real(gpu_memory_gb, "gpu_memory_gb", low=0.0, low_open=True)

@@ -15,6 +15,10 @@ Which gamma: always the *effective* scale of the norm. Gemma-family RMSNorm and
 "LayerNorm1p" checkpoints store ``w`` and multiply by ``1 + w`` (:func:`effective_scale`
 with ``convention="one_plus"``); a non-parametric LayerNorm has ``gamma = 1``.
 
+Split by job and re-exported here: γ and v* (:mod:`.gamma`), covariance statistics
+(:mod:`.covariance`), the T2 witness (:mod:`.rms_witness`); this module holds the inputs, the
+rounding to a storage precision, the kernel report and the rounding noise.
+
 Every statistic is computed in float64. Activations of lower precision are modelled by
 rounding exact float64 outputs to the storage dtype (:func:`round_to_precision`), which
 is the dominant error of a real fp32/bf16 forward pass as well.
@@ -28,16 +32,25 @@ import numpy as np
 
 from companion._validate import (
     as_generator,
-    check_bool,
     check_choice,
     check_finite_array,
     check_int,
-    check_nonempty,
-    check_real,
-    check_symmetric,
 )
 from companion.stats import MCEstimate, mean_estimate
+from companion.theory.covariance import (
+    bottom_direction,
+    centred_covariance,
+    check_samples,
+    resolve_statistics,
+)
+from companion.theory.gamma import effective_scale, inverse_scale_direction, sample_gamma
 from companion.theory.norms import layernorm, rmsnorm
+from companion.theory.rms_witness import (
+    rms_witness_inputs,
+    rms_witness_variance,
+    simulate_rms_witness_variance,
+    witness_variance_exact,
+)
 
 __all__ = [
     "INPUT_DISTRIBUTIONS",
@@ -73,100 +86,6 @@ INPUT_DISTRIBUTIONS = ("gaussian", "student_t", "offset")
 
 
 # --------------------------------------------------------------------------- gamma
-
-
-def effective_scale(weight, convention: str = "plain") -> np.ndarray:
-    """The effective scale gamma that the norm multiplies by, from the stored weight.
-
-    ``convention="plain"`` (PyTorch ``nn.LayerNorm``, GPT-2 ``ln_f``, Pythia
-    ``final_layer_norm``, Llama/Qwen RMSNorm): gamma = weight.
-    ``convention="one_plus"`` (Gemma 1-3 RMSNorm, "LayerNorm1p", zero-centred gamma):
-    the checkpoint stores ``w`` and the layer applies ``1 + w``, so gamma = 1 + w. Reading
-    ``w`` itself as gamma is wrong: at Gemma's initialisation ``w = 0``.
-
-    Examples
-    --------
-    >>> effective_scale([0.0, 0.5], convention="one_plus")
-    array([1. , 1.5])
-    """
-    check_choice(convention, "convention", ("plain", "one_plus"))
-    w = check_nonempty(check_finite_array(weight, "weight", ndim=1), "weight")
-    return w + 1.0 if convention == "one_plus" else w.copy()
-
-
-def inverse_scale_direction(gamma) -> np.ndarray:
-    """The predicted kernel direction v* = gamma^-1 / ||gamma^-1|| (signs kept).
-
-    Shirodkar & Narayanan (2026), T1: ``Cov(LN(X)) v* = 0`` for every input
-    distribution; shown in {prf:ref}`thm-ln-kernel`. Needs no forward pass.
-
-    Parameters
-    ----------
-    gamma : array_like, shape (d,)
-        The *effective* LayerNorm scale (see :func:`effective_scale`), finite, no zero
-        entry, d >= 2.
-
-    Raises
-    ------
-    ValueError
-        If some gamma_i = 0: then gamma^-1 is undefined and each such coordinate vector
-        e_i is itself a kernel direction (T1 (a)(ii)); the message lists them.
-
-    Examples
-    --------
-    >>> inverse_scale_direction([1.0, 1.0, 1.0, 1.0])
-    array([0.5, 0.5, 0.5, 0.5])
-    >>> inverse_scale_direction([1.0, -2.0])
-    array([ 0.894...,  -0.447...])
-    >>> inverse_scale_direction([1e-310, 1.0])       # 1/gamma overflows; v* does not
-    array([1.e+000, 1.e-310])
-    >>> inverse_scale_direction([1.0, 0.0, 2.0])
-    Traceback (most recent call last):
-    ...
-    ValueError: `gamma` must have no zero entries; got 1 zero entry at coordinates [1] (...)
-    """
-    g = check_finite_array(gamma, "gamma", ndim=1)
-    if g.shape[0] < 2:
-        raise ValueError(f"`gamma` must have length d >= 2; got length {g.shape[0]}")
-    zeros = np.flatnonzero(g == 0)
-    if zeros.size:
-        shown = zeros[:10].tolist()
-        more = "" if zeros.size <= 10 else f" and {zeros.size - 10} more"
-        noun = "entry" if zeros.size == 1 else "entries"
-        raise ValueError(
-            f"`gamma` must have no zero entries; got {zeros.size} zero {noun} at coordinates "
-            f"{shown}{more} (gamma^-1 is undefined there; each coordinate vector e_i with "
-            f"gamma_i = 0 is itself a kernel direction of Cov(LN(X)))"
-        )
-    with np.errstate(over="ignore", under="ignore"):
-        inv = 1.0 / g
-        nrm = np.linalg.norm(inv)
-    if not (np.isfinite(nrm) and nrm > 0):
-        # 1/g overflows (a subnormal gamma_i) or ||1/g|| under- or overflows: scale by
-        # min |g| first, so that the largest entry of the direction is exactly +-1
-        inv = np.min(np.abs(g)) / g
-        nrm = np.linalg.norm(inv)
-    return inv / nrm
-
-
-def sample_gamma(d: int, sigma: float = 1.0, *, signs: bool = True, rng=None) -> np.ndarray:
-    """A heterogeneous scale: |gamma_i| log-normal(0, sigma), random signs if ``signs``.
-
-    ``sigma = 0`` with ``signs=False`` is the initialisation gamma = 1.
-
-    Examples
-    --------
-    >>> sample_gamma(3, 0.0, signs=False)
-    array([1., 1., 1.])
-    """
-    d = check_int(d, "d", low=2)
-    sigma = check_real(sigma, "sigma", low=0.0)
-    signs = check_bool(signs, "signs")
-    rng = as_generator(rng)
-    g = np.exp(sigma * rng.standard_normal(d))  # (d,)
-    if signs:
-        g *= rng.choice([-1.0, 1.0], d)
-    return g
 
 
 # --------------------------------------------------------------------------- data
@@ -275,51 +194,6 @@ def normalised_activations(
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def centred_covariance(Y, *, ddof: int = 1) -> np.ndarray:
-    """Centred sample covariance ``Y_c^T Y_c / (N - ddof)`` in float64, Y of shape (N, d).
-
-    Centring uses the empirical mean over the N samples (rows); two passes in float64.
-
-    Examples
-    --------
-    >>> centred_covariance([[1.0, 0.0], [3.0, 2.0]])
-    array([[2., 2.],
-           [2., 2.]])
-    """
-    Y = _check_samples(Y)
-    ddof = check_int(ddof, "ddof", low=0, high=1)
-    Yc = Y - Y.mean(axis=0)  # (N, d)
-    return Yc.T @ Yc / (Y.shape[0] - ddof)
-
-
-def bottom_direction(C, *, n_samples: int | None = None) -> tuple[float, np.ndarray]:
-    """Smallest eigenvalue of a covariance and its unit eigenvector (the measured u_perp).
-
-    Equivalent to the bottom right-singular vector of the centred data. The sign is
-    fixed so that the largest-magnitude component is positive. A unique bottom
-    direction needs N > d samples (the centred rank is at most N - 1): pass
-    ``n_samples`` and it is checked.
-
-    Examples
-    --------
-    >>> lam, u = bottom_direction(np.diag([3.0, 0.5, 2.0]))
-    >>> lam, u
-    (0.5, array([0., 1., 0.]))
-    >>> bottom_direction(np.eye(3), n_samples=3)
-    Traceback (most recent call last):
-    ...
-    ValueError: `n_samples` must be > d = 3 for a unique bottom direction (...); got 3
-    """
-    C = _check_cov(C, "C")
-    if n_samples is not None:
-        _check_n_for_bottom(n_samples, C.shape[0])
-    w, V = np.linalg.eigh(C)
-    u = V[:, 0]
-    if u[np.argmax(np.abs(u))] < 0:
-        u = -u
-    return float(w[0]), u
 
 
 @dataclass(frozen=True)
@@ -451,65 +325,6 @@ def kernel_report(
     )
 
 
-def resolve_statistics(Y=None, *, cov=None, n_samples=None, mean=None):
-    """Validate either samples ``Y`` or (``cov``, ``n_samples``[, ``mean``]).
-
-    Returns ``(C, n, mean)`` with C the centred float64 covariance (ddof = 1 from Y) and
-    ``mean`` possibly ``None``. Shared by :func:`kernel_report` and the classifier.
-    """
-    if (Y is None) == (cov is None):
-        raise TypeError(
-            "exactly one of `Y` (samples) and `cov` (a precomputed covariance) must be "
-            f"given; got {'both' if Y is not None else 'neither'}"
-        )
-    if Y is not None:
-        if n_samples is not None or mean is not None:
-            raise TypeError(
-                "`n_samples` and `mean` must only be given with `cov`; got them with `Y`"
-            )
-        Y = _check_samples(Y)
-        return centred_covariance(Y), Y.shape[0], Y.mean(axis=0)
-    C = _check_cov(cov, "cov")
-    if n_samples is None:
-        raise TypeError(
-            "`n_samples` must be given with `cov` (the number of samples behind it); got None"
-        )
-    n = check_int(n_samples, "n_samples", low=2)
-    m = None
-    if mean is not None:
-        m = check_finite_array(mean, "mean", ndim=1)
-        if m.shape[0] != C.shape[0]:
-            raise ValueError(f"`mean` must have length d = {C.shape[0]}; got length {m.shape[0]}")
-    return C, n, m
-
-
-def _check_samples(Y) -> np.ndarray:
-    Y = check_finite_array(Y, "Y")
-    if Y.ndim != 2:
-        raise ValueError(
-            f"`Y` must be a 2-D array of shape (N, d), one sample per row; got shape {Y.shape}"
-        )
-    if Y.shape[0] < 2 or Y.shape[1] < 2:
-        raise ValueError(
-            f"`Y` must have at least 2 rows (samples) and 2 columns; got shape {Y.shape}"
-        )
-    return Y
-
-
-def _check_cov(C, name) -> np.ndarray:
-    return check_symmetric(C, name, min_size=2)
-
-
-def _check_n_for_bottom(n, d):
-    n = check_int(n, "n_samples", low=1)
-    if n <= d:
-        raise ValueError(
-            f"`n_samples` must be > d = {d} for a unique bottom direction "
-            f"(the centred rank is at most N - 1); got {n}"
-        )
-    return n
-
-
 @dataclass(frozen=True)
 class RoundingNoise:
     """The variance that rounding adds along v* (see :func:`rounding_noise`).
@@ -545,7 +360,7 @@ def rounding_noise(Y, gamma, precision: str) -> RoundingNoise:
     >>> rn.measured.agrees_with(rn.independent), rn.measured.value < rn.bound
     (True, True)
     """
-    Y = _check_samples(Y)
+    Y = check_samples(Y)
     v = inverse_scale_direction(gamma)
     if v.shape[0] != Y.shape[1]:
         raise ValueError(
@@ -562,104 +377,3 @@ def rounding_noise(Y, gamma, precision: str) -> RoundingNoise:
         independent=float(np.sum(v * v * delta_c.var(axis=0))),
         bound=float(u * u / 3 * np.sum(v * v * np.mean(Y * Y, axis=0))),
     )
-
-
-# --------------------------------------------------------------------------- T2 witness
-
-
-def rms_witness_inputs(d: int) -> np.ndarray:
-    """The Lean witness population of T2: the 2d points +-e_i, shape (2d, d), equally likely.
-
-    Its covariance is I/d (positive definite), so it is an admissible input distribution.
-
-    Examples
-    --------
-    >>> rms_witness_inputs(2)
-    array([[ 1.,  0.],
-           [ 0.,  1.],
-           [-1., -0.],
-           [-0., -1.]])
-    """
-    d = check_int(d, "d", low=2)
-    eye = np.eye(d)
-    return np.concatenate([eye, -eye])  # (2d, d)
-
-
-def _check_v_gamma(v, gamma):
-    g = check_finite_array(gamma, "gamma", ndim=1)
-    v = check_finite_array(v, "v", ndim=1)
-    if v.shape != g.shape:
-        raise ValueError(
-            f"`v` must have the length of `gamma`, d = {g.shape[0]}; got length {v.shape[0]}"
-        )
-    if g.shape[0] < 2:
-        raise ValueError(f"`gamma` must have length d >= 2; got length {g.shape[0]}")
-    return v, g
-
-
-def rms_witness_variance(v, gamma, eps: float = 0.0) -> float:
-    """Closed form Var(<v, RMSNorm(X)>) for X uniform on +-e_i: sum_i (v_i gamma_i)^2 / (1 + d eps).
-
-    T2 (Lean ``prop:rmsnorm_no_kernel``), shown in {prf:ref}`thm-rms-no-kernel`:
-    ``RMSNorm(+-e_i) = +-sqrt(d) gamma_i e_i / sqrt(1 + d eps)``, so the reading is
-    ``+-sqrt(d) v_i gamma_i / sqrt(1 + d eps)`` with mean 0; it is > 0 for every v != 0
-    when gamma has no zero entry. With ``v = v*`` it equals ``d / ||gamma^-1||^2`` (eps = 0).
-
-    Examples
-    --------
-    >>> rms_witness_variance([1.0, 0.0, 0.0], [2.0, 5.0, 5.0])
-    4.0
-    """
-    v, g = _check_v_gamma(v, gamma)
-    eps = check_real(eps, "eps", low=0.0)
-    return float(np.sum((v * g) ** 2) / (1.0 + g.shape[0] * eps))
-
-
-def witness_variance_exact(
-    v, gamma, eps: float = 0.0, *, norm: str = "rmsnorm", beta=None
-) -> float:
-    """Population Var(<v, Norm(X)>) over the 2d witness points, by enumeration (no sampling).
-
-    With ``norm="layernorm"`` and ``v = v*`` it is 0 (T1); with ``norm="rmsnorm"`` it equals
-    :func:`rms_witness_variance`.
-
-    Examples
-    --------
-    >>> g = np.array([1.0, 2.0, 4.0])
-    >>> v = [0.5, 0.5, 0.0]
-    >>> round(witness_variance_exact(v, g), 12), rms_witness_variance(v, g)
-    (1.25, 1.25)
-    """
-    v, g = _check_v_gamma(v, gamma)
-    check_choice(norm, "norm", ("layernorm", "rmsnorm"))
-    x = rms_witness_inputs(g.shape[0])  # (2d, d)
-    y = layernorm(x, g, beta, eps) if norm == "layernorm" else rmsnorm(x, g, eps)
-    r = y @ v  # (2d,)
-    return float(np.mean((r - r.mean()) ** 2))
-
-
-def simulate_rms_witness_variance(
-    v, gamma, *, samples: int = 10_000, eps: float = 0.0, rng=None
-) -> MCEstimate:
-    """Monte Carlo Var(<v, RMSNorm(X)>) with X drawn uniformly from +-e_i.
-
-    The reading has mean exactly 0, so the variance is the mean of its square (an
-    unbiased estimate with an honest standard error).
-
-    Examples
-    --------
-    >>> est = simulate_rms_witness_variance([1.0, 1.0], [1.0, 3.0], samples=2000, rng=0)
-    >>> est.agrees_with(rms_witness_variance([1.0, 1.0], [1.0, 3.0]))
-    True
-    """
-    v, g = _check_v_gamma(v, gamma)
-    samples = check_int(samples, "samples", low=2)
-    eps = check_real(eps, "eps", low=0.0)
-    rng = as_generator(rng)
-    d = g.shape[0]
-    idx = rng.integers(0, d, samples)  # (samples,)
-    sgn = rng.choice([-1.0, 1.0], samples)  # (samples,)
-    x = np.zeros((samples, d))  # (samples, d)
-    x[np.arange(samples), idx] = sgn
-    r = rmsnorm(x, g, eps) @ v  # (samples,)
-    return mean_estimate(r * r)

@@ -55,7 +55,8 @@ _SLOPE_T_MAX = 1e-2  # the k-hat fit reads F(t) on t <= this (the small-t end)
 
 def _settings(name: str, *, scale: str, tokens, n_random: int, seed: int, ts) -> dict:
     from companion._validate import check_finite_array, check_int
-    from companion.llm.registry import get_spec, preset
+    from companion.llm.dead_directions.presets import preset
+    from companion.llm.registry import get_spec
 
     spec = get_spec(name)
     preset(scale)
