@@ -105,6 +105,12 @@ class Table:
         return pd.DataFrame(self.rows, columns=self.columns)
 
 
+# A cell of numbers only ("1.06e-02 (2.4e-03)", "[55.6, 65.2]", "0.527–0.633"): it never
+# wraps, else the browser breaks it after the exponent's hyphen or the comma (class "nw").
+_NUMBER = r"[-+−]?[\d.]+(?:e[-+]?\d+)?"
+_NUMBERS = re.compile(rf"[\[(×~≈<>≤≥]?{_NUMBER}(?:[ ,;/–±×%()\[\]]+{_NUMBER})*[)\]%]?")
+
+
 def html_table(
     columns, rows, *, numeric=None, caption: str = "", row_headers=False, cls: str = ""
 ) -> str:
@@ -116,6 +122,8 @@ def html_table(
     right-aligned columns; with ``row_headers`` each row's first cell is its ``<th>``;
     ``cls`` adds classes to the table.
 
+    >>> html_table(["d"], [["1.06e-02 (2.4e-03)"]])
+    '<table class="companion-table"><thead><tr><th>d</th></tr></thead><tbody><tr><td class="nw" data-label="d">1.06e-02 (2.4e-03)</td></tr></tbody></table>'
     >>> html_table(["p", "C"], [["0.01", "2.639"]], numeric=[True, True])
     '<table class="companion-table"><thead><tr><th class="num">p</th><th class="num">C</th></tr></thead><tbody><tr><td class="num" data-label="p">0.01</td><td class="num" data-label="C">2.639</td></tr></tbody></table>'
     """  # noqa: E501
@@ -139,7 +147,8 @@ def html_table(
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
-        return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'
+        k = num[i] or (' class="nw"' if _NUMBERS.fullmatch(str(text)) else "")
+        return f'<td{k} data-label="{labels[i]}">{text}</td>'
 
     body = "".join(
         "<tr>" + "".join(cell(i, t) for i, t in enumerate(row)) + "</tr>" for row in rows
