@@ -105,10 +105,16 @@ class Table:
         return pd.DataFrame(self.rows, columns=self.columns)
 
 
-# A cell of numbers only ("1.06e-02 (2.4e-03)", "[55.6, 65.2]", "0.527–0.633"): it never
-# wraps, else the browser breaks it after the exponent's hyphen or the comma (class "nw").
-_NUMBER = r"[-+−]?[\d.]+(?:e[-+]?\d+)?"
-_NUMBERS = re.compile(rf"[\[(×~≈<>≤≥]?{_NUMBER}(?:[ ,;/–±×%()\[\]]+{_NUMBER})*[)\]%]?")
+# A number ("1.06e-02", "-3.49", "2,100") is kept whole: each one in a cell of plain text is
+# wrapped in a no-wrap span, so the browser may break a cell between numbers but never after
+# an exponent's hyphen or inside the digits.
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d.,]*(?:e[-+−]?\d+)?%?(?![A-Za-z_])")
+
+
+def _whole_numbers(text: str) -> str:
+    if "<" in text or not any(c.isdigit() for c in text):
+        return text  # HTML of its own (a link, code): left as it is
+    return _NUMBER.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', text)
 
 
 def html_table(
@@ -123,7 +129,7 @@ def html_table(
     ``cls`` adds classes to the table.
 
     >>> html_table(["d"], [["1.06e-02 (2.4e-03)"]])
-    '<table class="companion-table"><thead><tr><th>d</th></tr></thead><tbody><tr><td class="nw" data-label="d">1.06e-02 (2.4e-03)</td></tr></tbody></table>'
+    '<table class="companion-table"><thead><tr><th>d</th></tr></thead><tbody><tr><td data-label="d"><span class="nw">1.06e-02</span> (<span class="nw">2.4e-03</span>)</td></tr></tbody></table>'
     >>> html_table(["p", "C"], [["0.01", "2.639"]], numeric=[True, True])
     '<table class="companion-table"><thead><tr><th class="num">p</th><th class="num">C</th></tr></thead><tbody><tr><td class="num" data-label="p">0.01</td><td class="num" data-label="C">2.639</td></tr></tbody></table>'
     """  # noqa: E501
@@ -147,8 +153,8 @@ def html_table(
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
-        k = num[i] or (' class="nw"' if _NUMBERS.fullmatch(str(text)) else "")
-        return f'<td{k} data-label="{labels[i]}">{text}</td>'
+        text = text if num[i] else _whole_numbers(str(text))  # a .num cell never wraps
+        return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'
 
     body = "".join(
         "<tr>" + "".join(cell(i, t) for i, t in enumerate(row)) + "</tr>" for row in rows
