@@ -105,6 +105,18 @@ class Table:
         return pd.DataFrame(self.rows, columns=self.columns)
 
 
+# A number ("1.06e-02", "-3.49", "2,100") is kept whole: each one in a cell of plain text is
+# wrapped in a no-wrap span, so the browser may break a cell between numbers but never after
+# an exponent's hyphen or inside the digits.
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d.,]*(?:e[-+−]?\d+)?%?(?![A-Za-z_])")
+
+
+def _whole_numbers(text: str) -> str:
+    if "<" in text or not any(c.isdigit() for c in text):
+        return text  # HTML of its own (a link, code): left as it is
+    return _NUMBER.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', text)
+
+
 def html_table(
     columns, rows, *, numeric=None, caption: str = "", row_headers=False, cls: str = ""
 ) -> str:
@@ -116,6 +128,8 @@ def html_table(
     right-aligned columns; with ``row_headers`` each row's first cell is its ``<th>``;
     ``cls`` adds classes to the table.
 
+    >>> html_table(["d"], [["1.06e-02 (2.4e-03)"]])
+    '<table class="companion-table"><thead><tr><th>d</th></tr></thead><tbody><tr><td data-label="d"><span class="nw">1.06e-02</span> (<span class="nw">2.4e-03</span>)</td></tr></tbody></table>'
     >>> html_table(["p", "C"], [["0.01", "2.639"]], numeric=[True, True])
     '<table class="companion-table"><thead><tr><th class="num">p</th><th class="num">C</th></tr></thead><tbody><tr><td class="num" data-label="p">0.01</td><td class="num" data-label="C">2.639</td></tr></tbody></table>'
     """  # noqa: E501
@@ -139,6 +153,7 @@ def html_table(
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
+        text = text if num[i] else _whole_numbers(str(text))  # a .num cell never wraps
         return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'
 
     body = "".join(

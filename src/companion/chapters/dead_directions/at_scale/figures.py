@@ -89,8 +89,8 @@ def _spectrum_move(artists, model, scale, **_):
         dots.set_data(np.arange(1, rel.size + 1), rel)
         y = max(abs(rec["rayleigh"]), _CLIP)  # a log axis: the size (its sign is rounding)
         level.set_ydata([y, y])
-        below = "< " if abs(rec["rayleigh"]) < _CLIP else ""
-        value.set(y=y, text=f"{below}{abs(rec['rayleigh']):.1e}")
+        below = " (below the axis)" if abs(rec["rayleigh"]) < _CLIP else ""
+        value.set(y=y, text=f"{abs(rec['rayleigh']):.1e}{below}")
     dtype = (pair[1] or pair[0] or {}).get("dtype", "")
     dots.axes.set_title(f"{model}\nbottom of the spectrum ({dtype} forward)")
 
