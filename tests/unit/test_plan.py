@@ -154,3 +154,20 @@ def test_run_what_fits_goes_on_after_a_failure(monkeypatch):
     assert seen == [steps[0].experiment, steps[1].experiment]
     assert lines[0] == f"failed: {steps[0].label}: RuntimeError: CUDA out of memory."
     assert pl.run_what_fits(steps, "cpu") == []  # CPU scale: the records ship; nothing runs
+
+
+def test_cli_run_what_fits_exit_code_follows_failures(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    calls = []
+
+    def fake(step, scale, out):
+        calls.append((step.experiment, scale, out))
+        if step.experiment == "sign-flips leverage":
+            raise MemoryError("out of memory")
+
+    monkeypatch.setattr(plan_run, "_run_step", fake)
+    argv = ["run", "what-fits", "--scale", "smoke", "--part", "sign-flips", "--out", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "failed: sign-flips leverage tinyllama-1.1b (trained): MemoryError: out of memory" in out
+    assert len(calls) == 7 and {c[1:] for c in calls} == {("smoke", str(tmp_path))}
