@@ -171,3 +171,13 @@ def test_cli_run_what_fits_exit_code_follows_failures(capsys, monkeypatch, tmp_p
     out = capsys.readouterr().out
     assert "failed: sign-flips leverage tinyllama-1.1b (trained): MemoryError: out of memory" in out
     assert len(calls) == 7 and {c[1:] for c in calls} == {("smoke", str(tmp_path))}
+
+
+def test_chapter_table_says_constant_columns_once_and_smoke_proves_the_path():
+    steps, rt = pl.chapter_plan("cpu", "sign-flips", sign_flip_model="tinyllama-1.1b")
+    assert rt.describe().startswith("A Colab T4 runtime") and steps[0].command.endswith("--resume")
+    html = pl.plan_html(steps, rt).data
+    assert "Every row: model tinyllama-1.1b, init trained, dtype float16." in html
+    assert "<th>model</th>" not in html and pl.SMOKE_NOTE not in html
+    smoke, rt = pl.chapter_plan("smoke", "sign-flips", sign_flip_model="tinyllama-1.1b")
+    assert pl.SMOKE_NOTE in pl.plan_html(smoke, rt).data
