@@ -3,8 +3,8 @@
 What a reader does on Colab, done here with stand-ins for what only Colab has:
 
 1. a clean virtual environment in a scratch folder (never inside the checkout) with what a
-   Colab runtime already holds: torch (the local CPU wheel, ``TORCH_SPEC``), Colab's own
-   ``ipywidgets==7.7.1``, the Jupyter kernel and ``jupytext`` to run notebooks;
+   Colab runtime already holds: a recent pip, torch (the local CPU wheel, ``TORCH_SPEC``),
+   numpy 2.0.2, Colab's own ``ipywidgets==7.7.1``, the Jupyter kernel and ``jupytext``;
 2. the package built as a wheel from ``git+file://<checkout>@<HEAD>`` with build isolation
    (``pip wheel``), and checked to carry the committed results;
 3. every at-scale chapter's paired ``.ipynb`` copied to the scratch folder and executed there
@@ -133,6 +133,8 @@ def rehearse(scratch: Path, torch_spec: str, reference: str, log) -> None:
     python = venv / "bin" / "python"
     _, t = _run([sys.executable, "-m", "venv", venv], what="venv")
     pip = [python, "-m", "pip", "install", "-q"]
+    # Colab ships a recent pip; the venv's 23.2 refuses `name[extra] @ git+file:///...`
+    _run([*pip, "--upgrade", "pip"], env=env, what="pip upgrade")
     _, t2 = _run([*pip, torch_spec, *COLAB_BASE], env=env, what="Colab's base packages")
     log(f"clean venv with Colab's base (torch, ipywidgets 7.7.1, kernel): {t + t2:.0f} s")
     before = _versions(python, env)

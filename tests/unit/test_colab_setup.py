@@ -100,3 +100,22 @@ def test_espeak_ng_absent_says_what_to_run(monkeypatch):
     monkeypatch.setattr(install.shutil, "which", lambda name: None)
     with pytest.raises(OSError, match="apt-get install -y espeak-ng"):
         install.install_espeak_ng()
+
+
+def test_the_rehearsal_points_each_setup_cell_at_the_checkout(tmp_path):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("rehearsal", ROOT / "tools/colab_rehearsal.py")
+    rehearsal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rehearsal)
+    for rel in rehearsal.NOTEBOOKS:
+        dest = tmp_path / Path(rel).name
+        rehearsal._notebook_for_rehearsal(ROOT / rel, dest, "file:///repo@abc")
+        first = next(c for c in json.loads(dest.read_text())["cells"] if c["cell_type"] == "code")
+        src = "".join(first["source"])
+        assert 'url = "file:///repo@abc"' in src and "companion.install" in src
+    with pytest.raises(rehearsal.Failed, match="no Colab setup cell"):
+        empty = tmp_path / "empty.ipynb"
+        empty.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}))
+        rehearsal._notebook_for_rehearsal(empty, tmp_path / "out.ipynb", "file:///x")

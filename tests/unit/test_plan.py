@@ -154,3 +154,30 @@ def test_run_what_fits_goes_on_after_a_failure(monkeypatch):
     assert seen == [steps[0].experiment, steps[1].experiment]
     assert lines[0] == f"failed: {steps[0].label}: RuntimeError: CUDA out of memory."
     assert pl.run_what_fits(steps, "cpu") == []  # CPU scale: the records ship; nothing runs
+
+
+def test_cli_run_what_fits_exit_code_follows_failures(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    calls = []
+
+    def fake(step, scale, out):
+        calls.append((step.experiment, scale, out))
+        if step.experiment == "sign-flips leverage":
+            raise MemoryError("out of memory")
+
+    monkeypatch.setattr(plan_run, "_run_step", fake)
+    argv = ["run", "what-fits", "--scale", "smoke", "--part", "sign-flips", "--out", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "failed: sign-flips leverage tinyllama-1.1b (trained): MemoryError: out of memory" in out
+    assert len(calls) == 7 and {c[1:] for c in calls} == {("smoke", str(tmp_path))}
+
+
+def test_chapter_table_says_constant_columns_once_and_smoke_proves_the_path():
+    steps, rt = pl.chapter_plan("cpu", "sign-flips", sign_flip_model="tinyllama-1.1b")
+    assert rt.describe().startswith("A Colab T4 runtime") and steps[0].command.endswith("--resume")
+    html = pl.plan_html(steps, rt).data
+    assert "Every row: model tinyllama-1.1b, init trained, dtype float16." in html
+    assert "<th>model</th>" not in html and pl.SMOKE_NOTE not in html
+    smoke, rt = pl.chapter_plan("smoke", "sign-flips", sign_flip_model="tinyllama-1.1b")
+    assert pl.SMOKE_NOTE in pl.plan_html(smoke, rt).data

@@ -407,9 +407,14 @@ def plan_html(steps: list[Step], runtime: Runtime, caption: str = ""):
     ]
     cols = ["experiment", "model", "init", "dtype", "GPU GB", "host GB", "minutes", "fits"]
     numeric = [False] * 4 + [True] * 3 + [False]
-    if len({r[0] for r in rows}) == 1:  # one experiment (Part II): the column says nothing
-        rows, cols, numeric = [r[1:] for r in rows], cols[1:], numeric[1:]
+    same = [i for i in range(4) if len({r[i] for r in rows}) == 1 and rows]  # say it once
+    common = ", ".join(f"{cols[i]} {rows[0][i]}" for i in same)
+    keep = [i for i in range(len(cols)) if i not in same]
+    rows = [[r[i] for i in keep] for r in rows]
+    cols, numeric = [cols[i] for i in keep], [numeric[i] for i in keep]
     note = f"{escape(runtime.describe())}. {escape(_total(steps))}."
+    if common:
+        note += f" Every row: {common}."
     if steps and steps[0].command.split("--scale ")[1].startswith("smoke"):
         note += f" {SMOKE_NOTE}"
     return HTML(html_table(cols, rows, numeric=numeric, caption=caption or note))
