@@ -281,7 +281,7 @@ def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
 
 
 def _folder(scale: str) -> str:
-    from companion.llm.registry import preset
+    from companion.llm.dead_directions.presets import preset
 
     preset(scale)  # checks `scale`
     return "walk" if scale == "cpu" else f"walk_{scale}"

@@ -18,6 +18,7 @@ from companion.widgets import explore as explore_figure
 __all__ = [
     "SIZES",
     "DIRECTIONS",
+    "anchor_ratio",
     "commands",
     "draw",
     "explore",
@@ -179,13 +180,13 @@ def fisher_rows(recs: dict) -> list[dict]:
                     "k̂ = 1 + slope/2": "– (F at the float64 floor)"
                     if dead
                     else f"{c['k_hat']:.5f} ± {c['k_hat_se']:.1g}",
-                    "F t² / (2 k² KL)": "–" if dead else _anchor_ratio(rec["ts"], c),
+                    "F t² / (2 k² KL)": "–" if dead else anchor_ratio(rec["ts"], c),
                 }
             )
     return rows
 
 
-def _anchor_ratio(ts, c, k: int | None = None) -> float:
+def anchor_ratio(ts, c, k: int | None = None) -> float:
     """``F t² / (2 k² KL)`` at the smallest ``t <= 0.01`` whose KL float64 resolves (> 1e-12;
     below it the KL's own rounding dominates): 1 in the limit (the anchor identity of Lean
     ``thm:fisher_decay``), with ``k`` the rounded k̂ unless given."""
@@ -227,34 +228,40 @@ def _curve(direction: str, scale: str):
     return rec, rec["curves"][curve], curve
 
 
+def _dnll(direction, scale):
+    rec, c, curve = _curve(direction, scale)
+    return rec["ts"], np.clip(np.abs(c["dnll"]), _FLOOR, None), curve
+
+
 def _nll_panel(ax, scale, **_):
-    """|ΔNLL| against t for every direction (log-log; exact zeros at the floor)."""
-    lines = {}
-    for direction in DIRECTIONS:
-        rec, c, curve = _curve(direction, scale)
+    """|ΔNLL| against t for every direction (log-log; exact zeros at the floor); the chosen
+    one is traced bold by an animated line, so choosing another repaints nothing."""
+    for name in DIRECTIONS:
+        ts, y, curve = _dnll(name, scale)
         col, mk = _STYLE[curve]
-        y = np.clip(np.abs(c["dnll"]), _FLOOR, None)
-        (lines[direction],) = ax.loglog(rec["ts"], y, marker=mk, ms=4, color=col, label=direction)
+        ax.loglog(ts, y, marker=mk, ms=4, color=col, label=name)
     ax.axhline(_FLOOR, color=COLORS["grey"], lw=0.8, ls=":")
     ax.set(xlabel="t (step along the direction)", ylabel="|ΔNLL| (nats per token)")
     ax.set_ylim(_FLOOR / 10, 1e5)
     ax.minorticks_off()
     ax.grid(alpha=0.3)
-    legend(ax, fontsize=7)
+    legend(ax)
     marker = ax.axvline(1.0, color=COLORS["grey"], ls="--", lw=1)
     dot = ax.plot([1], [1], "o", ms=10, mfc="none", color="black")[0]
-    return animate(marker, dot, ax.title), lines
+    (bold,) = ax.loglog([1], [1], lw=2.5)
+    return animate(marker, dot, bold, ax.title)
 
 
 def _nll_move(artists, t, direction, scale, **_):
-    (marker, dot, title), lines = artists
+    marker, dot, bold, title = artists
+    ts, y, curve = _dnll(direction, scale)
+    bold.set_data(ts, y)
+    bold.set_color(_STYLE[curve][0])
     rec, c, _ = _curve(direction, scale)
     i = int(np.argmin(np.abs(np.log(np.asarray(rec["ts"]) / t))))
     d = c["dnll"][i]
     marker.set_xdata([rec["ts"][i]] * 2)
     dot.set_data([rec["ts"][i]], [max(abs(d), _FLOOR)])
-    for name, line in lines.items():
-        line.set_linewidth(2.5 if name == direction else 1.0)
     title.set_text(f"ΔNLL = {d:+.2e} at t = {rec['ts'][i]:g}")
 
 
@@ -265,19 +272,21 @@ def _fisher_panel(ax, direction, scale, **_):
     F = np.clip(np.asarray(c["fisher"]), 1e-40, None)
     col, mk = _STYLE[curve]
     ax.loglog(ts, F, marker=mk, color=col, ms=4, label="F(t) (model's own p)")
+    # the legend sits below the axes, outside the region a repaint restores: its entries
+    # must not depend on the direction (k̂ goes in the title)
+    fit_t, fit = [], []
     if c["k_hat"] is not None and c["fisher"][0] > 1e-20 * rec["curves"]["random_0"]["fisher"][0]:
-        slope = 2 * (c["k_hat"] - 1)
         small = ts <= 1e-2
-        fit = F[small][0] * (ts[small] / ts[small][0]) ** slope
-        ax.loglog(ts[small], fit, "--", color="black", lw=1, label=f"slope {slope:.3f}")
+        fit_t, fit = ts[small], F[small][0] * (ts[small] / ts[small][0]) ** (2 * (c["k_hat"] - 1))
         ax.set_title(f"{direction}: k̂ = 1 + slope/2 = {c['k_hat']:.3f}", fontsize=9)
     else:
         ax.set_title(f"{direction}: F at float64's floor", fontsize=9)
+    ax.loglog(fit_t, fit, "--", color="black", lw=1, label="fit, slope 2(k̂ − 1)")
     ax.set(xlabel="t", ylabel="directional Fisher F(t)")
     ax.set_ylim(1e-40, 1e8)
     ax.minorticks_off()
     ax.grid(alpha=0.3)
-    legend(ax, fontsize=7)
+    legend(ax)
     return animate(ax.plot([1], [1], "o", ms=10, mfc="none", color="black")[0])[0]
 
 

@@ -166,7 +166,7 @@ def _kfac_gap_control(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _walk_order(scale: str = "cpu", full: bool = False, shift: int = 0) -> Measurement:
-    from companion.chapters.dead_directions.walk import _anchor_ratio
+    from companion.chapters.dead_directions.walk import anchor_ratio
 
     recs, on = _recs(scale, full)
     out, ok = [], True
@@ -175,7 +175,7 @@ def _walk_order(scale: str = "cpu", full: bool = False, shift: int = 0) -> Measu
             if not curve.startswith("random_"):
                 continue
             k = (2 if curve == "random_square" else 1) + shift
-            ratio = _anchor_ratio(rec["ts"], c, k)
+            ratio = anchor_ratio(rec["ts"], c, k)
             good = abs(c["k_hat"] - k) <= 0.01 and abs(ratio - 1) <= 1e-3
             ok &= good
             out.append(
