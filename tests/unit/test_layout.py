@@ -205,8 +205,8 @@ def test_every_claim_lives_in_the_claims_module_of_its_chapter():
     from companion import ledger
 
     for c in ledger.all_claims():
-        owner = c.measure.__module__
-        assert owner.endswith(".claims"), c.id
-        assert c.chapter == "book/" + owner.removeprefix("companion.chapters.").removesuffix(
-            ".claims"
-        ).replace(".", "/"), c.id
+        owner = c.measure.__module__.split(".")  # a claims module, or a module of its package
+        assert "claims" in owner[2:], c.id
+        chapter = owner[2 : owner.index("claims", 2)]
+        assert owner[:2] == ["companion", "chapters"] and len(chapter) == 2, c.id
+        assert c.chapter == "book/" + "/".join(chapter), c.id
