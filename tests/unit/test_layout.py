@@ -6,7 +6,8 @@
   ``plotting`` or torch; chapters (modules and pages) reach ``llm`` only through public names;
   only ``site/`` imports ``site/``;
 * one package per chapter, named like the chapter, with ``SIZES`` for every scale, and no size
-  that depends on the scale written into a chapter page.
+  that depends on the scale written into a chapter page;
+* no chapter module longer than the house's ~450 lines (a file does one job).
 """
 
 from __future__ import annotations
@@ -210,3 +211,17 @@ def test_every_claim_lives_in_the_claims_module_of_its_chapter():
         chapter = owner[2 : owner.index("claims", 2)]
         assert owner[:2] == ["companion", "chapters"] and len(chapter) == 2, c.id
         assert c.chapter == "book/" + "/".join(chapter), c.id
+
+
+#: A file does one job, ~450 lines at most (DEVELOPERS.md): a longer chapter module is split
+#: by job into a package (as the at-scale chapters' ``claims/`` are).
+MAX_CHAPTER_MODULE_LINES = 450
+
+
+def test_no_chapter_module_is_longer_than_the_house_allows():
+    lines = {
+        p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in sorted((SRC / "chapters").rglob("*.py"))
+    }
+    long = {p: n for p, n in lines.items() if n > MAX_CHAPTER_MODULE_LINES}
+    assert not long, f"split by job (over {MAX_CHAPTER_MODULE_LINES} lines): {long}"
