@@ -208,12 +208,38 @@ def _outlier_vs_random_control(scale: str = "cpu", full: bool = False) -> Measur
 _README_PPL_RATIO = 1265.0
 
 
+def _no_positive_ppl_ratio(s, src, on, get, seeds, resc) -> Measurement:
+    """A seed whose ΔPPL ratio is ≤ 0 (one pool's flips lowered perplexity): the ratio reads no
+    sensitivity and its log, the claim's scale, is undefined; a deviation, stated."""
+    ratios = resc["ppl_ratios"]
+    bad = [x for x in ratios if x <= 0]
+    per_seed = "; ".join(
+        f"seed {sd}: ΔPPL outlier {get('outlier', 'scaled_flip', sd)['dppl']:+.3g}, "
+        f"non {get('non', 'scaled_flip', sd)['dppl']:+.3g}"
+        for sd in seeds
+    )
+    return Measurement(
+        value=resc["ppl_ratio"]["median"],
+        agrees=not bad,
+        reason=f"{len(bad)} of {len(ratios)} seeds' ΔPPL ratios are not positive (rescaled "
+        f"flips at p = 5%: {per_seed}): a pool's flips lowered perplexity, so the ratio is no "
+        "sensitivity ratio and its log10, the claim's scale, is undefined",
+        detail=f"{_who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
+        + ", ".join(f"{x:.3g}" for x in ratios)
+        + " (value: the median)",
+        source=src,
+        measured_on=on,
+    )
+
+
 def _ppl_ratio(scale: str = "cpu", full: bool = False) -> Measurement:
     """log10 of the ΔPPL ratio of the rescaled flips, mean over seeds, against the README's
     1,265×; the plausible wrong hypothesis is no metric nonlinearity (ΔPPL ratio = ΔNLL ratio)."""
     s, src, on, get, seeds = _outlier_numbers(scale, full)
     c = s["conditions"]
     resc, pure = c["disjoint|scaled_flip"], c["disjoint|flip"]
+    if min(resc["ppl_ratios"]) <= 0:  # a pool's flips lowered PPL: no log, no sensitivity
+        return _no_positive_ppl_ratio(s, src, on, get, seeds, resc)
     logs = [math.log10(x) for x in resc["ppl_ratios"]]
     est = _mean_se(logs)
     nll_ratio = _mean_se(
