@@ -248,9 +248,9 @@ CLAIMS = (
         tolerance="no step below 1 − 4 jackknife SE in either model (without step SEs in the "
         f"record: no step below ×{_DECLINE})",
         measure=_sigma_min_models,
-        control_none="the claim deviates (both models decline at some block); the same profile "
-        "rule passes on the toy with a non-cancelling branch and fails with a cancelling one "
-        "(shirodkar.sigma_min_residual)",
+        control_none="at CPU scale the claim deviates (both models decline at some block); the "
+        "same profile rule passes on the toy with a non-cancelling branch and fails with a "
+        "cancelling one (shirodkar.sigma_min_residual)",
         models=_SIGMA_MODELS,
         evidence="model",
         **_COMMON,
@@ -283,8 +283,8 @@ CLAIMS = (
         method="R(v*) = 1/(Σ_vv (Σ⁻¹)_vv) from the records' pre-norm covariance",
         tolerance="every architecture's Δγ ≤ 0.3",
         measure=_schur_init,
-        control_none="the claim deviates: our reading gives high Δγ for every direction of "
-        "these streams, so a control cannot separate it from the claim",
+        control_none="at CPU scale the claim deviates: our reading gives high Δγ for every "
+        "direction of these streams, so a control cannot separate it from the claim",
         models=_models(),
         evidence="model",
         **_COMMON,
@@ -299,7 +299,7 @@ CLAIMS = (
         method="Δγ of the trained records against the full-depth random-init records",
         tolerance="trained Δγ > 0.9 and an init→trained gap > 0.3 for each model",
         measure=_schur_trained,
-        control_none="the claim deviates (no init→trained gap)",
+        control_none="at CPU scale the claim deviates (no init→trained gap)",
         models=("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
         **_COMMON,
@@ -315,8 +315,8 @@ CLAIMS = (
         method="the records' full spectra, trained against random init",
         tolerance="deeper on every checkpoint",
         measure=_further,
-        control_none="the claim deviates; its read is not γ-invariant, and the control it needs "
-        "(a random-init model with the trained γ pasted in) is not in the records",
+        control_none="at CPU scale the claim deviates; its read is not γ-invariant, and the "
+        "control it needs (a random-init model with the trained γ pasted in) is not in the records",
         models=("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
         **_COMMON,

@@ -160,8 +160,9 @@ CLAIMS = (
         "seed-SE of 1 (no leverage)",
         provenance=("abstract", "author-code"),
         measure=_leverage,
-        control_none="the claim is not resolved at this scale; its control (the same ratio "
-        "between two random pools of equal size) needs the same longer run",
+        control_none="at CPU scale (5 seeds) the claim is unresolved: within 4 SE of both "
+        "n·E[α²] and 1; its control (the same ratio between two random pools of equal size) "
+        "needs the longer run that would resolve it",
         **_COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",

@@ -174,8 +174,9 @@ CLAIMS = (
         tolerance="both means within 5% of 2/π on both stacks",
         provenance=("author-code", "abstract"),
         measure=_table1_whisper,
-        control_none="the claim deviates; the same band test passes on SmolLM2-135M "
-        "(dong.real.cos2_table1, whose control deviates), so it can both pass and fail",
+        control_none="the claim deviates (Whisper's CPU-scale records); the same band test "
+        "passes on SmolLM2-135M (dong.real.cos2_table1, whose control deviates), so it can both "
+        "pass and fail",
         paper="dong",
         chapter=CHAPTER,
         heavy=True,
