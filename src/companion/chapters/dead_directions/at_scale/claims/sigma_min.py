@@ -225,8 +225,8 @@ def _further(scale: str = "cpu", full: bool = False) -> Measurement:
         agrees=ok,
         reason=""
         if ok
-        else f"training deepens the bottom of the spectrum in {deeper} of "
-        f"{len(pairs)} checkpoints only (" + "; ".join(parts) + "), and λ/λ_max is not "
+        else f"training deepens the bottom of the spectrum in only {deeper} of "
+        f"{len(pairs)} checkpoints (" + "; ".join(parts) + "), and λ/λ_max is not "
         "γ-invariant (the confound of shirodkar.trained_deepening), so this read cannot carry the "
         "claim without a pasted-γ control",
         detail="; ".join(parts),
