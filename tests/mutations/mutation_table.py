@@ -531,6 +531,32 @@ MUTATIONS = (
         "every trained spectrum's first eigenvalue outside the kernel ÷ 100",
         _dead_edit("", _dead_set("spectrum", _deepen_bottom)),
     ),
+    # The walk along dead directions: the theory claims -----------------------------------
+    M(
+        "shirodkar.fisher_decay",
+        "companion.theory.fisher_decay.kl_order",
+        "k̂ read 0.01 high (about 6 SE of the Gaussian anchor's 0.0017)",
+        post(lambda r, *a, **k: (r[0] + 0.01, r[1])),
+    ),
+    M(
+        "shirodkar.fisher_decay",
+        "companion.theory.fisher_decay.kl_order",
+        "k̂ read 0.005 high: about 3 SE of the anchor, below the 4-SE tolerance",
+        post(lambda r, *a, **k: (r[0] + 0.005, r[1])),
+        expect="survives",
+    ),
+    M(
+        "shirodkar.ln_bracket",
+        "companion.theory.ln_bracket.bracket_rates",
+        "the plateau 2 k_pre in place of 2 k_post (the wrong side of the norm)",
+        post(lambda r, k_pre, k_post: (2.0 * k_pre, r[1])),
+    ),
+    M(
+        "shirodkar.ln_finite_t",
+        "companion.theory.ln_finite_t.fit_expansion",
+        "the t⁴ term dropped from the fit (c4 = 0: the large-t slope falls to 2)",
+        post(lambda c, *a, **k: (c[0], c[1], 0.0)),
+    ),
 )
 
 

@@ -11,7 +11,11 @@ import companion
 from companion import claims, ledger
 
 SRC = pathlib.Path(companion.__file__).parent
-CLAIM_FILES = sorted(SRC.glob("chapters/*/*/claims.py")) + sorted((SRC / "claims").glob("*.py"))
+CLAIM_FILES = (
+    sorted(SRC.glob("chapters/*/*/claims.py"))
+    + sorted(SRC.glob("chapters/*/*/claims/*.py"))  # a chapter's claims split by job
+    + sorted((SRC / "claims").glob("*.py"))
+)
 
 
 def _literal(node) -> bool:
@@ -26,7 +30,7 @@ def _literal(node) -> bool:
 
 
 def test_claim_files_are_found():
-    assert len(CLAIM_FILES) >= 17
+    assert len(CLAIM_FILES) >= 29
 
 
 def test_no_claim_types_its_status_in():
@@ -85,3 +89,20 @@ def test_unresolved_needs_a_reason_and_counts_apart():
 def test_every_ledger_status_is_a_known_one():
     assert set(claims.STATUSES) == {"reproduced", "deviates", "unresolved", "not-run"}
     assert len(ledger.all_claims()) > 60
+
+
+def test_a_non_positive_ppl_ratio_is_a_stated_deviation_not_a_traceback(monkeypatch):
+    # at smoke size a pool's flips can lower perplexity: the ratio's log10 is undefined
+    from companion.chapters.sign_magnitude.at_scale.claims import outliers
+
+    recs = {("outlier", 0): -41.5, ("non", 0): 0.4, ("outlier", 1): 87.0, ("non", 1): 0.1}
+    resc = {"ppl_ratios": [-103.75, 870.0], "ppl_ratio": {"median": 383.1}}
+    s = {"conditions": {"disjoint|scaled_flip": resc, "disjoint|flip": resc}, "meta": {}}
+
+    def numbers(scale, full):
+        return s, "src", {}, lambda pool, kind, sd: {"dppl": recs[pool, sd]}, range(2)
+
+    monkeypatch.setattr(outliers, "_outlier_numbers", numbers)
+    m = outliers._ppl_ratio("smoke")
+    assert not m.agrees and not m.unresolved and m.value == 383.1
+    assert m.reason.startswith("1 of 2 seeds' ΔPPL ratios are not positive"), m.reason

@@ -139,7 +139,7 @@ def test_a_partial_results_file_is_never_reported_as_a_reproduction(partial_root
 
 
 def test_full_runs_only_what_is_missing(partial_root, monkeypatch):
-    from companion.chapters.dead_directions.at_scale import claims as at_scale
+    from companion.chapters.dead_directions.at_scale.claims import _common as at_scale
 
     path, src = partial_root
     calls = []
