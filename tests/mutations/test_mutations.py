@@ -7,7 +7,15 @@ Every claim has a killing row or, in :data:`mutation_table.NO_MUTATION`, the rea
 none.
 """
 
+import pathlib
+import sys
+
 import pytest
+
+# the table and its harness are plain modules beside the tests (a conftest.py here would
+# clash with tests/site/conftest.py: pytest imports both under the basename "conftest")
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
 from mutation_harness import mutated, status
 from mutation_table import MUTATIONS, NO_MUTATION
 
