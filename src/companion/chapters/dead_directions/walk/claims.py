@@ -88,7 +88,7 @@ def _walk_flat(scale: str = "cpu", full: bool = False, curve: str = "flat") -> M
         detail=f"Whisper-base decoder, untied float64 copy of the tied head, "
         f"{rec['n_tokens']} held-out tokens of espeak-ng speech: {detail}; the same W_t with "
         f"β fixed (c = {rec['c']:+.3f}): {unc:.2f}; the same {curve} curve on a toy head "
-        f"(V = 40, d = 16), computed now: {toy:.1e}",
+        f"(V = 40, d = 16): {toy:.1e}",
         reason="" if ok else _flat_reason(rec, curve, toy),
         source=_source(recs),
         measured_on=on,
