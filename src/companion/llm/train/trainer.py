@@ -20,7 +20,6 @@ see the README's speed section; the full 2000-step run of one twin takes minutes
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from companion.llm.train.checkpoints import (
     CheckpointError,
     read_manifest,
     read_tensors,
+    sha256_file,
     write_manifest,
     write_tensors,
 )
@@ -63,8 +63,17 @@ class TrainConfig:
 
     def __post_init__(self):
         model_norm(self.model)
-        for name in ("steps", "batch", "context", "threads", "eval_windows", "resume_every",
-                     "layers", "width", "heads"):
+        for name in (
+            "steps",
+            "batch",
+            "context",
+            "threads",
+            "eval_windows",
+            "resume_every",
+            "layers",
+            "width",
+            "heads",
+        ):
             check_int(getattr(self, name), name, low=1)
         check_int(self.warmup, "warmup", low=0)
         check_int(self.seed, "seed", low=0)
@@ -96,7 +105,7 @@ def checkpoint_steps(steps: int, n: int = 9) -> list[int]:
     Examples
     --------
     >>> checkpoint_steps(2000)
-    [0, 10, 19, 37, 70, 133, 251, 474, 1000, 2000]
+    [0, 10, 19, 38, 73, 141, 274, 532, 1031, 2000]
     >>> checkpoint_steps(3)
     [0, 1, 2, 3]
     """
@@ -169,8 +178,13 @@ def _start(folder: Path, cfg: TrainConfig, resume: bool):
     """The manifest to continue (a new one for a fresh run); refuses what would mix runs."""
     manifest = read_manifest(folder)
     if manifest is None:
-        return {"config": asdict(cfg), "checkpoint_steps": checkpoint_steps(cfg.steps),
-                "checkpoints": [], "resume": None, "finished": False}
+        return {
+            "config": asdict(cfg),
+            "checkpoint_steps": checkpoint_steps(cfg.steps),
+            "checkpoints": [],
+            "resume": None,
+            "finished": False,
+        }
     if not resume:
         raise CheckpointError(
             f"a training run already exists in {folder}; pass --resume to continue it "
@@ -183,11 +197,19 @@ def _start(folder: Path, cfg: TrainConfig, resume: bool):
             f"the run in {folder} was started with other settings ({', '.join(diff)}); "
             f"resume it with the same ones or choose another folder"
         )
+    for entry in manifest["checkpoints"]:  # a corrupt finished checkpoint stops the resume
+        path = folder / entry["file"]
+        if not path.is_file() or sha256_file(path) != entry["sha256"]:
+            raise CheckpointError(
+                f"checkpoint {path} is missing or corrupt (its SHA-256 is not the manifest's); "
+                f"it is kept as it is: train into another folder"
+            )
     return manifest
 
 
-def train(cfg: TrainConfig, *, folder=None, resume: bool = False, stop_after: int | None = None,
-          data=None) -> dict:
+def train(
+    cfg: TrainConfig, *, folder=None, resume: bool = False, stop_after: int | None = None, data=None
+) -> dict:
     """Train ``cfg.model`` into ``folder`` (default :func:`run_folder`); returns the manifest.
 
     ``resume`` continues the run in ``folder`` from its latest resume state (required when
@@ -228,8 +250,14 @@ def train(cfg: TrainConfig, *, folder=None, resume: bool = False, stop_after: in
 def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
     import torch
 
-    model = build_model(cfg.model, seed=cfg.seed, layers=cfg.layers, width=cfg.width,
-                        heads=cfg.heads, context=cfg.context)
+    model = build_model(
+        cfg.model,
+        seed=cfg.seed,
+        layers=cfg.layers,
+        width=cfg.width,
+        heads=cfg.heads,
+        context=cfg.context,
+    )
     opt = _optimizer(model, cfg)
     start = 0
     if manifest["resume"] is not None:
@@ -261,8 +289,7 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
         bar.set_postfix(loss=f"{float(loss):.3f}", tok_s=f"{rate:.0f}", refresh=False)
         k = step + 1
         if k in manifest["checkpoint_steps"] and k not in done:
-            _checkpoint(folder, manifest, model, k, float(loss), _eval_loss(model, val),
-                        rate, meta)
+            _checkpoint(folder, manifest, model, k, float(loss), _eval_loss(model, val), rate, meta)
         if k % cfg.resume_every == 0 or k in manifest["checkpoint_steps"] or k == end:
             _save_resume(folder, manifest, model, opt, k, meta)
     bar.close()
@@ -275,11 +302,16 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
 def _checkpoint(folder, manifest, model, step, train_loss, val_loss, rate, meta) -> None:
     name = f"step-{step:06d}.safetensors"
     digest = write_tensors(folder / name, model.state_dict(), {**meta, "step": step})
-    manifest["checkpoints"].append({
-        "step": step, "file": name, "sha256": digest,
-        "train_loss": None if math.isnan(train_loss) else train_loss,
-        "val_loss": val_loss, "tokens_per_s": rate,
-    })
+    manifest["checkpoints"].append(
+        {
+            "step": step,
+            "file": name,
+            "sha256": digest,
+            "train_loss": None if math.isnan(train_loss) else train_loss,
+            "val_loss": val_loss,
+            "tokens_per_s": rate,
+        }
+    )
     write_manifest(folder, manifest)
 
 
