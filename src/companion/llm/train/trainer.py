@@ -35,7 +35,15 @@ from companion.llm.train.checkpoints import (
 )
 from companion.llm.train.model import CONTEXT, build_model, model_norm
 
-__all__ = ["TrainConfig", "learning_rate", "checkpoint_steps", "train", "run_folder"]
+__all__ = [
+    "TrainConfig",
+    "learning_rate",
+    "checkpoint_steps",
+    "make_optimizer",
+    "run_folder",
+    "train",
+    "train_step",
+]
 
 
 @dataclass(frozen=True)
@@ -136,12 +144,6 @@ def _param_groups(model, cfg):
         {"params": decay, "weight_decay": cfg.weight_decay},
         {"params": rest, "weight_decay": 0.0},
     ]
-
-
-def _optimizer(model, cfg):
-    import torch
-
-    return torch.optim.AdamW(_param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.99), eps=1e-8)
 
 
 def _state_tensors(model, opt) -> dict:
@@ -248,8 +250,6 @@ def train(
 
 
 def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
-    import torch
-
     model = build_model(
         cfg.model,
         seed=cfg.seed,
@@ -258,7 +258,7 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
         heads=cfg.heads,
         context=cfg.context,
     )
-    opt = _optimizer(model, cfg)
+    opt = make_optimizer(model, cfg)
     start = 0
     if manifest["resume"] is not None:
         r = manifest["resume"]
@@ -273,17 +273,9 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
     bar = progress(total=cfg.steps, initial=start, unit="step", desc=cfg.model)
     t0, tokens = time.perf_counter(), 0
     for step in range(start, end):
-        for g in opt.param_groups:
-            g["lr"] = learning_rate(step, cfg)
         x, y = train_batch(data, step, batch=cfg.batch, context=cfg.context, seed=cfg.seed)
-        logits = model(input_ids=x).logits  # (batch, context, 256)
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
+        loss = train_step(model, opt, x, y, cfg, step)
         tokens += x.numel()
-        loss = loss.detach()
         rate = tokens / max(time.perf_counter() - t0, 1e-9)
         bar.update(1)
         bar.set_postfix(loss=f"{float(loss):.3f}", tok_s=f"{rate:.0f}", refresh=False)
@@ -297,6 +289,30 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
         manifest["finished"] = True
         write_manifest(folder, manifest)
     return manifest
+
+
+def train_step(model, opt, x, y, cfg: TrainConfig, step: int):
+    """One optimiser step ``step`` (0-based) on inputs ``x`` and next-byte targets ``y``
+    (``(batch, context)`` each): the schedule's learning rate, mean cross-entropy in nats per
+    byte, gradient clipping, AdamW. Returns the (detached) training loss."""
+    import torch
+
+    for g in opt.param_groups:
+        g["lr"] = learning_rate(step, cfg)
+    logits = model(input_ids=x).logits  # (batch, context, 256)
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+    opt.step()
+    return loss.detach()
+
+
+def make_optimizer(model, cfg: TrainConfig):
+    """The run's AdamW (module docs): decay on matrices and embeddings, none on the rest."""
+    import torch
+
+    return torch.optim.AdamW(_param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.99), eps=1e-8)
 
 
 def _checkpoint(folder, manifest, model, step, train_loss, val_loss, rate, meta) -> None:
