@@ -52,7 +52,10 @@ def add_commands(subparsers) -> None:
     p.add_argument("--steps", type=int, default=2000, help="optimiser steps (default 2000)")
     p.add_argument("--resume", action="store_true", help="continue the run in the folder")
     p.add_argument(
-        "--threads", type=int, default=2, help="torch threads (a resume must use the same)"
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads (default 1; a resume must use the same)",
     )
     p.add_argument("--out", default=None, help="run folder (default: under the model cache)")
     p.set_defaults(func=_train)

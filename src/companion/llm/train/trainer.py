@@ -13,8 +13,14 @@ trainer fixes torch's intra-op threads (``threads``, recorded in the manifest), 
 killed and resumed (``resume=True``, from the latest ``resume-<k>`` state) writes checkpoints
 bit-identical to an uninterrupted run's. A resume with other settings is refused.
 
-Speed (``nice -n 10 python bench/train.py``, 2 shared cores, torch 2.13 CPU, threads 2):
-see the README's speed section; the full 2000-step run of one twin takes minutes.
+Threads default to 1: on the shared 2-core machine two torch threads ran a step 16× slower
+than one (3.4 s against 0.21 s wall; their barriers wait for each other's core), and one
+thread makes the checkpoints' hashes independent of the machine's core count.
+
+Speed (``nice -n 10 python bench/train.py --threads 1 --steps 30``, torch 2.13 CPU, load
+average ≈ 9 on 2 cores; results/train/bench-threads1.json): 0.07 CPU-s a step of 768 bytes
+for either twin, ≈ 60 % of the same process's float32 matmul rate, peak RSS ≈ 0.5 GB; the
+book's 2000 steps take ≈ 2.4 CPU-minutes (7–9 minutes of wall time on that loaded machine).
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ class TrainConfig:
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     seed: int = 0
-    threads: int = 2
+    threads: int = 1
     eval_windows: int = 64
     resume_every: int = 100
     layers: int = 4
