@@ -22,6 +22,7 @@ from companion.llm.train import (  # noqa: E402
     build_model,
     checkpoint_steps,
     learning_rate,
+    load_trained,
     sign_cos2,
     train,
     verified,
@@ -168,6 +169,11 @@ def test_killed_and_resumed_run_is_bit_identical(tmp_path, data, capsys, monkeyp
     b, _ = verified(tmp_path / "r", 0, model="tiny-gpt-rms")
     assert all(torch.equal(a[k], v) for k, v in b.items())
     assert _hashes(rms)[1][1] != _hashes(whole)[1][1]
+    net = load_trained("tiny-gpt-ln", 12, folder=tmp_path / "b")
+    last, _ = verified(tmp_path / "a", 12)
+    assert not net.training and all(torch.equal(v, last[k]) for k, v in net.state_dict().items())
+    with pytest.raises(CheckpointError, match="belongs to 'tiny-gpt-ln'"):
+        load_trained("tiny-gpt-rms", 12, folder=tmp_path / "b")
 
 
 def test_a_run_is_never_mixed_or_overwritten(tmp_path, data, monkeypatch):

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from companion.llm.train.checkpoints import CheckpointError, verified
 from companion.llm.train.model import MODELS, NORMS, build_model, model_norm, sign_cos2
-from companion.llm.train.trainer import TrainConfig, checkpoint_steps, learning_rate, train
+from companion.llm.train.trainer import (
+    TrainConfig,
+    checkpoint_steps,
+    learning_rate,
+    load_trained,
+    train,
+)
 
 __all__ = [
     "CheckpointError",
@@ -23,6 +29,7 @@ __all__ = [
     "build_model",
     "checkpoint_steps",
     "learning_rate",
+    "load_trained",
     "model_norm",
     "sign_cos2",
     "train",

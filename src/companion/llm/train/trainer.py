@@ -49,6 +49,7 @@ __all__ = [
     "run_folder",
     "train",
     "train_step",
+    "load_trained",
 ]
 
 
@@ -141,6 +142,33 @@ def run_folder(model: str, steps: int) -> Path:
     model_norm(model)  # an unknown name fails here
     steps = check_int(steps, "steps", low=1)
     return Path(cache_dir()) / "train" / f"{model}-{steps}steps"
+
+
+def load_trained(model: str, step: int, *, folder=None, steps: int = 2000):
+    """Trained-here ``model`` at checkpoint ``step`` of its run (default folder
+    :func:`run_folder` of ``steps``), verified against the run's manifest; eval mode.
+
+    Raises
+    ------
+    CheckpointError
+        No run there, no checkpoint at ``step``, a corrupt file, or the other twin's.
+    """
+    from companion.llm.train.checkpoints import verified
+
+    model_norm(model)
+    folder = Path(folder) if folder is not None else run_folder(model, steps)
+    tensors, _ = verified(folder, check_int(step, "step", low=0), model=model)
+    cfg = read_manifest(folder)["config"]
+    net = build_model(
+        model,
+        seed=cfg["seed"],
+        layers=cfg["layers"],
+        width=cfg["width"],
+        heads=cfg["heads"],
+        context=cfg["context"],
+    )
+    net.load_state_dict(tensors, strict=True)
+    return net.eval()
 
 
 def _param_groups(model, cfg):
