@@ -14,13 +14,17 @@ killed and resumed (``resume=True``, from the latest ``resume-<k>`` state) write
 bit-identical to an uninterrupted run's. A resume with other settings is refused.
 
 Threads default to 1: on the shared 2-core machine two torch threads ran a step 16× slower
-than one (3.4 s against 0.21 s wall; their barriers wait for each other's core), and one
-thread makes the checkpoints' hashes independent of the machine's core count.
+than one (3.3 s against 0.15–0.21 s wall; their barriers wait for each other's core), and one
+thread makes the checkpoints' hashes independent of the machine's core count (not of its
+CPU: another instruction set may round differently, so hashes compare on one machine).
 
 Speed (``nice -n 10 python bench/train.py --threads 1 --steps 30``, torch 2.13 CPU, load
-average ≈ 9 on 2 cores; results/train/bench-threads1.json): 0.07 CPU-s a step of 768 bytes
-for either twin, ≈ 60 % of the same process's float32 matmul rate, peak RSS ≈ 0.5 GB; the
-book's 2000 steps take ≈ 2.4 CPU-minutes (7–9 minutes of wall time on that loaded machine).
+average 7.5–8 on 2 cores; results/train/bench-threads1.json): 0.07–0.08 CPU-s a step of 768
+bytes for either twin, ≈ 50 % of the same process's float32 matmul rate, peak RSS ≈ 0.5 GB; the
+book's 2000 steps take ≈ 2.4 CPU-minutes: measured whole, 137 s CPU and 4 min 36 s wall (LN
+twin), 141 s CPU and 2 min 31 s wall (RMS twin). Their manifests (hashes, losses) are
+committed as ``results/train/<model>-2000steps.manifest.json``; the checkpoints stay in the
+cache.
 """
 
 from __future__ import annotations
