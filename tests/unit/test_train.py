@@ -217,6 +217,9 @@ def test_a_corrupt_or_foreign_checkpoint_is_refused(tmp_path, data, monkeypatch)
     (tmp_path / "manifest.json").write_text('{"format": "companion-tiny-gpt/1", "x": NaN}')
     with pytest.raises(CheckpointError, match="not strict JSON"):
         verified(tmp_path, 2)
+    (tmp_path / "manifest.json").write_text('{"format": "companion-tiny-gpt/1"}')
+    with pytest.raises(CheckpointError, match="incomplete"):
+        train(_cfg(steps=3), folder=tmp_path, data=data, resume=True)
 
 
 # ---------------------------------------------------------------------------- command line

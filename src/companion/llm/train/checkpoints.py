@@ -35,6 +35,7 @@ __all__ = [
 #: The ``format`` tag in every checkpoint's metadata and in the manifest.
 FORMAT = "companion-tiny-gpt/1"
 MANIFEST = "manifest.json"
+_MANIFEST_KEYS = ("config", "checkpoint_steps", "checkpoints", "resume", "finished")
 
 
 class CheckpointError(ValueError):
@@ -137,6 +138,9 @@ def read_manifest(folder) -> dict | None:
         raise CheckpointError(f"manifest {path} is not strict JSON ({err})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"manifest {path} is not a {FORMAT} manifest")
+    missing = [k for k in _MANIFEST_KEYS if k not in data]
+    if missing or not isinstance(data["checkpoints"], list):
+        raise CheckpointError(f"manifest {path} is incomplete (missing {', '.join(missing)})")
     return data
 
 
