@@ -4,6 +4,7 @@ companion claims [--paper dong|shirodkar] [--json] [--full] [--controls] [--id I
 companion models
 companion plan [--scale full] [--gpu-memory GB] [--json]
 companion run dead-directions ... | companion run sign-flips ... | companion run what-fits ...
+companion train --model tiny-gpt-ln|tiny-gpt-rms [--steps N] [--resume]
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def _add_optional_commands(sub) -> None:
         return
     llm_cli.add_commands(sub)
     importlib.import_module("companion.llm.plan_cli").add_commands(sub)  # plan, run what-fits
+    importlib.import_module("companion.llm.train.cli").add_commands(sub)  # train
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,172 @@
+"""Checkpoints of a training run and the run's manifest: safetensors files, each with its
+SHA-256 in a strict-JSON ``manifest.json``, verified before any use.
+
+A run folder holds ``step-<k>.safetensors`` (the weights after k optimiser steps; k = 0 is
+the initialisation), one ``resume-<k>.safetensors`` (weights, AdamW moments and step: what
+``--resume`` continues from) and ``manifest.json``. Every file is written to a temporary
+name, fsynced and renamed into place, and only then listed in the manifest (itself replaced
+atomically), so a run killed at any instant leaves a consistent folder. Safetensors rather
+than pickles: loading a foreign file executes nothing, and equal tensors give equal bytes,
+so a checkpoint's hash is a fingerprint of its weights.
+
+A file whose hash differs from the manifest's, a file that is not a companion checkpoint,
+or one of the other twin is refused with one :class:`CheckpointError` (a ``ValueError``);
+nothing is ever loaded unverified, and a finished checkpoint is never overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+__all__ = [
+    "CheckpointError",
+    "FORMAT",
+    "sha256_file",
+    "write_tensors",
+    "read_tensors",
+    "read_manifest",
+    "write_manifest",
+    "verified",
+]
+
+#: The ``format`` tag in every checkpoint's metadata and in the manifest.
+FORMAT = "companion-tiny-gpt/1"
+MANIFEST = "manifest.json"
+_MANIFEST_KEYS = ("config", "checkpoint_steps", "checkpoints", "resume", "finished")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint or manifest that cannot be used (corrupt, foreign, of the other twin)."""
+
+
+def sha256_file(path) -> str:
+    """Hex SHA-256 of the file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _fsync_replace(tmp: Path, path: Path) -> None:
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_tensors(path, tensors: dict, metadata: dict) -> str:
+    """Write ``tensors`` (name → CPU tensor) with JSON-able ``metadata`` atomically; returns the
+    file's SHA-256. An existing file is never replaced: if its bytes differ it is refused."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # one metadata key: safetensors writes its metadata map in hash order, so several keys
+    # would make equal checkpoints differ in bytes (and in SHA-256) from process to process
+    meta = {"companion": json.dumps({"format": FORMAT, **metadata}, sort_keys=True)}
+    save_file({k: v.detach().contiguous() for k, v in tensors.items()}, str(tmp), metadata=meta)
+    digest = sha256_file(tmp)
+    if path.exists():
+        tmp.unlink()
+        if sha256_file(path) != digest:
+            raise CheckpointError(
+                f"checkpoint {path} exists with other bytes than this run computes (another "
+                f"run, other threads or a changed file?); it is kept: use another run folder"
+            )
+        return digest
+    _fsync_replace(tmp, path)
+    return digest
+
+
+def read_tensors(path, *, sha256: str, model: str | None = None) -> tuple[dict, dict]:
+    """``(tensors, metadata)`` of a checkpoint, after checking its SHA-256 against ``sha256``,
+    its format and (when given) that it belongs to ``model``.
+
+    Raises
+    ------
+    CheckpointError
+        Missing file, hash mismatch, not a companion checkpoint, or another model's.
+    """
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file, safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} is missing")
+    got = sha256_file(path)
+    if got != sha256:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt: its SHA-256 is {got[:16]}…, the manifest records "
+            f"{sha256[:16]}…; it is not used (retrain into another folder)"
+        )
+    try:
+        with safe_open(str(path), framework="pt") as fh:
+            meta = json.loads((fh.metadata() or {}).get("companion", "{}"))
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise CheckpointError(f"checkpoint {path} is not a safetensors file ({err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {path} is not a {FORMAT} checkpoint")
+    if model is not None and meta.get("model") != model:
+        raise CheckpointError(
+            f"checkpoint {path} belongs to {meta.get('model')!r}, not to {model!r}"
+        )
+    return tensors, meta
+
+
+def read_manifest(folder) -> dict | None:
+    """The run's manifest, or None when the folder holds none.
+
+    Raises
+    ------
+    CheckpointError
+        When ``manifest.json`` is not strict JSON or not a companion manifest.
+    """
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        return None
+
+    def _refuse(token):
+        raise ValueError(f"non-finite number {token}")
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"manifest {path} is not strict JSON ({err})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"manifest {path} is not a {FORMAT} manifest")
+    missing = [k for k in _MANIFEST_KEYS if k not in data]
+    if missing or not isinstance(data["checkpoints"], list):
+        raise CheckpointError(f"manifest {path} is incomplete (missing {', '.join(missing)})")
+    return data
+
+
+def write_manifest(folder, manifest: dict) -> None:
+    """Replace the run's manifest atomically (strict JSON: a non-finite number is an error)."""
+    path = Path(folder) / MANIFEST
+    text = json.dumps({"format": FORMAT, **manifest}, indent=1, allow_nan=False)
+    tmp = path.with_name(f".{MANIFEST}.{os.getpid()}.tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    _fsync_replace(tmp, path)
+
+
+def verified(folder, step: int, *, model: str | None = None) -> tuple[dict, dict]:
+    """The tensors and metadata of the run's checkpoint at ``step``, verified against its
+    manifest (:func:`read_tensors`).
+
+    Raises
+    ------
+    CheckpointError
+        No manifest, no checkpoint at ``step``, or the file fails verification.
+    """
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise CheckpointError(f"`folder` must hold a training run; {folder} has no {MANIFEST}")
+    entry = next((c for c in manifest["checkpoints"] if c["step"] == step), None)
+    if entry is None:
+        steps = [c["step"] for c in manifest["checkpoints"]]
+        raise CheckpointError(f"`step` must be one of the run's checkpoints {steps}; got {step}")
+    return read_tensors(Path(folder) / entry["file"], sha256=entry["sha256"], model=model)
