@@ -564,10 +564,15 @@ class PersistentFigure:
         if self._update is not None:
             changed = self._update(self._state, **params)
             if changed is None or isinstance(changed, bool):
+                if changed:
+                    readable(self.fig)
                 return bool(changed)
             from matplotlib.axes import Axes
 
-            return [changed] if isinstance(changed, Axes) else list(changed)
+            changed = [changed] if isinstance(changed, Axes) else list(changed)
+            # a repainted panel's text (a legend at fontsize=7) is raised as a fresh draw's
+            readable(self.fig, axes=changed)
+            return changed
         self.fig.clear()
         self._state = self._draw(self.fig, **params)
         readable(self.fig)

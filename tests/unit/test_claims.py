@@ -292,3 +292,40 @@ def test_depends_on_is_a_tuple_of_dotted_names():
         _claim(depends_on="companion.theory.bussgang.bussgang_cos2")
     with pytest.raises(ValueError, match="`depends_on` must be a tuple of dotted names"):
         _claim(depends_on=("bussgang_cos2",))
+
+
+def test_a_smoke_box_says_the_path_was_checked_not_the_claim():
+    """Issue 21: at smoke scale (tiny sizes, random weights) a status and its numbers mean
+    nothing, so the box says "path checked (smoke)"; CPU and full boxes are unchanged."""
+    import dataclasses
+
+    from companion.claims import render
+
+    cpu = ledger.claims_box("sign_magnitude/bussgang", scale="cpu")
+    smoke = ledger.claims_box("sign_magnitude/bussgang", scale="smoke")
+    (rc,), (rs,) = cpu.results, smoke.results
+    html_cpu, html_smoke = cpu._repr_html_(), smoke._repr_html_()
+    assert "✔ reproduced" in html_cpu and render.fmt_value(rc) in html_cpu
+    assert "path checked" not in html_cpu and "claim-smoke" not in html_cpu
+    assert "path checked (smoke)" in html_smoke and 'class="claim-card claim-smoke"' in html_smoke
+    for shown in ("✔ reproduced", "≠ deviates", "? unresolved", render.fmt_value(rs), rs.detail):
+        assert shown not in html_smoke, shown
+    assert "path checked (smoke)" in repr(smoke) and "reproduced" not in repr(smoke)
+    # the smoke display follows what the result was measured at, not the page: a record
+    # measured at CPU scale keeps its status on a smoke page
+    real = dataclasses.replace(rs, measured_on={**rs.measured_on, "scale": "cpu"})
+    assert "✔ reproduced" in render.cards([real])._repr_html_()
+    assert not render.smoke(dataclasses.replace(rs, status="not-run"))  # not run stays so
+
+
+def test_every_status_and_the_smoke_display_have_their_colours_light_and_dark():
+    from pathlib import Path
+
+    css = (Path(__file__).parents[2] / "book/_assets/claims.css").read_text()
+    for s in (*claims.STATUSES, "smoke"):
+        for rule in (
+            f".claim-card.claim-{s} {{",
+            f".claim-badge.claim-{s} {{",
+            f'html[data-theme="dark"] .claim-badge.claim-{s} {{',
+        ):
+            assert rule in css, rule

@@ -462,3 +462,29 @@ def test_theorem3_readout_holds_the_numbers_at_p():
     assert f"exact kernel C = {transverse_ratio_exact(0.01):.3f}" in text
     assert "simulated at n = 256" in text and "paper's measured (n = 2048): 2.639" in text
     assert t3.readout(p=0.2, n=256) != t3.readout(p=0.03, n=256)
+
+
+def test_a_repainted_panel_is_as_readable_as_a_fresh_draw():
+    # Panels.update paints a panel again; its small legend (fontsize=7) must be raised to
+    # MIN_FONT_PT as in a fresh draw, or the repainted figure shows small text (walk chapter)
+    def paint(ax, a):
+        ax.plot([0, 1], [0, a], label="line")
+        ax.set_xlabel("x")
+        legend(ax, fontsize=7)
+
+    def draw(fig, a=1.0):
+        return widgets.Panels(fig.subplots(1, 2), [widgets.Panel(paint, key=("a",))] * 2, {"a": a})
+
+    def update(state, a=1.0):
+        return state.update(a=a)
+
+    live = widgets.PersistentFigure(draw, update)
+    fresh = widgets.PersistentFigure(draw)
+    settings = [{}, {"a": 2.0}, {}]
+    for got, want in zip(walk(live, settings), walk(fresh, settings), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert live.partial_redraws == 2
+    assert (
+        min(t.get_fontsize() for ax in live.fig.axes for t in ax.get_legend().get_texts())
+        >= MIN_FONT_PT
+    )

@@ -18,7 +18,7 @@ import re
 from companion import claims as _c
 from companion.tables import html_table
 
-__all__ = ["cards", "counts_table", "fmt_value", "ledger_view", "measured_text"]
+__all__ = ["cards", "counts_table", "fmt_value", "ledger_view", "measured_text", "smoke"]
 
 _STATUS = {
     "reproduced": "✔ reproduced",
@@ -33,6 +33,11 @@ _CONTROL = {
     "not-run": "○ control not run",
     "none": "— no honest control",
 }
+_SMOKE = "⚙ path checked (smoke)"
+_SMOKE_TITLE = (
+    "measured at smoke scale (tiny sizes, few seeds, random weights): the code path ran, "
+    "the number says nothing about the claim"
+)
 _EVIDENCE_LABEL = {
     "derivation": "derivation",
     "identity": "identity",
@@ -53,6 +58,19 @@ def fmt_value(r) -> str:
     if r.stderr:
         return f"{r.value:.4g} ± {r.stderr:.2g}"
     return f"{r.value:.4g}"
+
+
+def smoke(r) -> bool:
+    """Whether result ``r`` was measured at smoke scale, which proves the code path and not
+    the claim: its box shows "path checked (smoke)" instead of a status and no numbers.
+
+    >>> from types import SimpleNamespace as R
+    >>> smoke(R(status="deviates", measured_on={"scale": "smoke"}))
+    True
+    >>> smoke(R(status="deviates", measured_on={"scale": "cpu"}))
+    False
+    """
+    return r.status != "not-run" and (r.measured_on or {}).get("scale") == "smoke"
 
 
 _ABS_PATH = re.compile(r"(?<![\w.~])/(?:[\w.+@-]+/)+([\w.+@-]+)")
@@ -104,15 +122,25 @@ def _esc(text) -> str:
     return html.escape(_public(str(text)))
 
 
+def _css_status(r) -> str:
+    return "smoke" if smoke(r) else r.status
+
+
 def _badges(r) -> str:
+    if smoke(r):
+        status = f'<span class="claim-badge claim-smoke" title="{_SMOKE_TITLE}">{_SMOKE}</span>'
+    else:
+        status = f'<span class="claim-badge claim-{r.status}">{_STATUS[r.status]}</span>'
     return (
-        f'<span class="claim-badge claim-{r.status}">{_STATUS[r.status]}</span> '
+        f"{status} "
         f'<span class="claim-badge claim-ev claim-ev-{r.evidence}" '
         f'title="{html.escape(_c.EVIDENCE[r.evidence])}">{_EVIDENCE_LABEL[r.evidence]}</span>'
     )
 
 
 def _control_text(r) -> str:
+    if smoke(r) and r.control_status not in ("none", "not-run"):
+        return f"{_SMOKE}: {r.control_method}"
     if r.control_status == "none":
         return f"{_CONTROL['none']}: {r.control_none}"
     text = f"{_CONTROL[r.control_status]}: {r.control_method}"
@@ -126,11 +154,11 @@ def _fields(r) -> list[tuple[str, str]]:
     out = [
         ("Claim", _esc(r.statement)),
         ("Paper", _esc(r.paper_value) + f" <small>({_esc(', '.join(r.provenance))})</small>"),
-        ("Ours", _esc(fmt_value(r))),
+        ("Ours", "— (smoke scale: not a measurement)" if smoke(r) else _esc(fmt_value(r))),
         ("Status", _badges(r)),
         ("Evidence", _esc(_c.EVIDENCE[r.evidence])),
     ]
-    if r.status in ("deviates", "unresolved") and r.reason:
+    if r.status in ("deviates", "unresolved") and r.reason and not smoke(r):
         out.append(("Reason", _esc(r.reason)))
     if r.status == "not-run":
         out.append(("Needs", _esc(r.needs or r.reason)))
@@ -143,7 +171,7 @@ def _fields(r) -> list[tuple[str, str]]:
         ("Method", _esc(r.method) + f"; reproduced when {_esc(r.tolerance)}"),
         ("Control", _esc(_control_text(r))),
     ]
-    if r.detail:
+    if r.detail and not smoke(r):
         out.append(("Detail", _esc(r.detail)))
     return out
 
@@ -151,7 +179,7 @@ def _fields(r) -> list[tuple[str, str]]:
 def _card(r) -> str:
     rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in _fields(r))
     return (
-        f'<div class="claim-card claim-{r.status}" id="claim-{html.escape(r.id)}">'
+        f'<div class="claim-card claim-{_css_status(r)}" id="claim-{html.escape(r.id)}">'
         f'<div class="claim-card-id"><code>{html.escape(r.id)}</code></div>'
         f'<dl class="claim-fields">{rows}</dl></div>'
     )
@@ -175,7 +203,7 @@ def _row(r) -> str:
     )
     return (
         f'<tr data-status="{r.status}" data-evidence="{r.evidence}" data-paper="{r.paper}" '
-        f'class="claim-{r.status}">'
+        f'class="claim-{_css_status(r)}">'
         f"<td><code>{html.escape(r.id)}</code>{chap}<br>{fields['Claim']}"
         f'<details><summary>how, on what, control</summary><dl class="claim-fields">{more}</dl>'
         f"</details></td>"
@@ -229,7 +257,10 @@ class _Box:
 
     def __repr__(self):
         return "\n".join(
-            f"{r.id:38s} {r.status:10s} {r.evidence:13s} {fmt_value(r)}" for r in self.results
+            f"{r.id:38s} {r.status:10s} {r.evidence:13s} {fmt_value(r)}"
+            if not smoke(r)
+            else f"{r.id:38s} {'path checked (smoke)':24s} {r.evidence:13s}"
+            for r in self.results
         )
 
 
