@@ -36,7 +36,13 @@ from functools import cached_property
 
 import numpy as np
 
-from companion._validate import check_choice, check_finite_array, check_int, check_real
+from companion._validate import (
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_matrix,
+    check_real,
+)
 from companion.theory.kfac_lift import softmax
 from companion.theory.ln_kernel import inverse_scale_direction
 from companion.theory.norms import layernorm, rmsnorm
@@ -94,8 +100,8 @@ class HeadWalk:
     chunk: int = 128
 
     def __post_init__(self):
-        h = check_finite_array(self.h, "h", ndim=2)
-        W = check_finite_array(self.W, "W", ndim=2)
+        h = check_matrix(self.h, "h", min_rows=1, min_cols=2)
+        W = check_matrix(self.W, "W", min_rows=1, min_cols=2)
         N, d = h.shape
         V = W.shape[0]
         if W.shape[1] != d:
@@ -223,8 +229,12 @@ class HeadWalk:
         if curve in ("flat", "uncompensated"):
             if w is None:
                 raise ValueError(f"`w` must be given for the {curve!r} curve; got None")
+            if R is not None:
+                raise TypeError(f"`R` must be None for the {curve!r} curve (it uses `w`)")
             w = self._w(w)
         else:
+            if w is not None:
+                raise TypeError(f"`w` must be None for the {curve!r} curve (it uses `R`)")
             if R is None:
                 raise ValueError(f"`R` must be given for the {curve!r} curve; got None")
             R = self._R(R)
