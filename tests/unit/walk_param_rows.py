@@ -17,9 +17,16 @@ INSTANCES = {"theory.head_walk.HeadWalk": _HW}
 ROWS = {
     # head_walk
     "theory.head_walk.HeadWalk": dict(
-        h=_HW.h, targets=_HW.targets, W=_HW.W, gamma=_HW.gamma, beta=_HW.beta, eps=1e-5,
-        kind="layernorm", chunk=4,
+        h=_HW.h,
+        targets=_HW.targets,
+        W=_HW.W,
+        gamma=_HW.gamma,
+        beta=_HW.beta,
+        eps=1e-5,
+        kind="layernorm",
+        chunk=4,
     ),
+    "theory.head_walk.HeadWalk.y": [dict(rows=slice(0, 4), beta=np.zeros(4)), dict(rows=[0, 2])],
     "theory.head_walk.HeadWalk.flat_point": dict(w=np.ones(4) * 0.1, t=0.5),
     "theory.head_walk.HeadWalk.kfac_vs_fisher": dict(u=np.arange(6.0), a=np.ones(4)),
     "theory.head_walk.HeadWalk.walk": [

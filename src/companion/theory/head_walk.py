@@ -134,7 +134,23 @@ class HeadWalk:
         return float(inv @ self.beta / np.linalg.norm(inv))
 
     def y(self, rows=slice(None), beta=None) -> np.ndarray:
-        """Norm outputs (n, d) of ``h[rows]`` recomputed in float64 (``beta`` overrides)."""
+        """Norm outputs (n, d) of ``h[rows]`` recomputed in float64 (``beta`` overrides).
+
+        ``rows`` is a slice or an array of row indices.
+        """
+        if not isinstance(rows, slice):
+            idx = np.asarray(rows) if isinstance(rows, (list, tuple, np.ndarray)) else None
+            if idx is None or idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+                raise TypeError(
+                    "`rows` must be a slice or a 1-D array of row indices; "
+                    f"got {type(rows).__name__}"
+                )
+            if idx.size and (idx.min() < -len(self.h) or idx.max() >= len(self.h)):
+                raise ValueError(f"`rows` must index the {len(self.h)} states; got {idx.tolist()}")
+        if beta is not None:
+            beta = check_finite_array(beta, "beta", ndim=1)
+            if beta.shape != (self.W.shape[1],):
+                raise ValueError(f"`beta` must have length d = {self.W.shape[1]}; got {beta.shape}")
         h = np.asarray(self.h[rows], dtype=np.float64)
         if self.kind == "rmsnorm":
             return rmsnorm(h, self.gamma, self.eps)
