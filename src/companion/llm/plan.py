@@ -34,6 +34,7 @@ import shutil
 from dataclasses import asdict, dataclass, replace
 
 from companion._validate import check_choice, check_instance
+from companion.llm._checks import check_model_names
 from companion.llm.costs import device_for
 from companion.llm.runtime import Runtime, read_runtime
 
@@ -316,35 +317,17 @@ def plan(
         raise TypeError(f"`parts` must be a part or a list of them; got {type(parts).__name__}")
     for part in parts:
         check_choice(part, "parts", PARTS)
-    random_models = _models(random_models, "random_models")
-    trained_models = _models(trained_models, "trained_models")
+    random_models = check_model_names(random_models, "random_models")
+    trained_models = check_model_names(trained_models, "trained_models")
     if sign_flip_model is not None:
-        sign_flip_model = _models([sign_flip_model], "sign_flip_model")[0]
-    if runtime is not None:
-        check_instance(runtime, "runtime", Runtime)
-    runtime = read_runtime() if runtime is None else runtime
+        sign_flip_model = check_model_names([sign_flip_model], "sign_flip_model")[0]
+    runtime = read_runtime() if runtime is None else check_instance(runtime, "runtime", Runtime)
     steps = []
     if "dead-directions" in parts:
         steps += _dead_direction_steps(scale, runtime, random_models, trained_models)
     if "sign-flips" in parts:
         steps += _sign_flip_steps(scale, runtime, sign_flip_model)
     return steps
-
-
-def _models(names, name: str):
-    """``names`` (None, or a list of registered model names) checked, as a list."""
-    from companion.llm.registry import list_models
-
-    if names is None:
-        return None
-    if isinstance(names, str) and name == "sign_flip_model":
-        names = [names]
-    elif isinstance(names, str) or not isinstance(names, (list, tuple)):
-        raise TypeError(
-            f"`{name}` must be a list of model names or None; got {type(names).__name__}"
-        )
-    known = tuple(s.name for s in list_models())
-    return [check_choice(n, name, known) for n in names]
 
 
 def _steps(steps, runtime, scale=None) -> None:
