@@ -45,8 +45,13 @@ class Mutation:
 
 
 def _resolve(target: str):
+    """``(owner, attr)``: the module, or the class of a method (``"pkg.mod.Cls.meth"``)."""
     mod, _, attr = target.rpartition(".")
-    return importlib.import_module(mod), attr
+    try:
+        return importlib.import_module(mod), attr
+    except ModuleNotFoundError:
+        parent, _, cls = mod.rpartition(".")
+        return getattr(importlib.import_module(parent), cls), attr
 
 
 def _clear_caches() -> None:
@@ -63,9 +68,12 @@ def _clear_caches() -> None:
 def mutated(target: str, make: Callable):
     """Replace ``target`` by ``make(original)`` in every companion module that binds it."""
     mod, attr = _resolve(target)
-    original = getattr(mod, attr)
+    original = vars(mod)[attr] if isinstance(mod, type) else getattr(mod, attr)
     new = make(original)
     swapped = []
+    if isinstance(mod, type):  # a method: the class binds it
+        setattr(mod, attr, new)
+        swapped.append((mod, attr))
     for name, m in list(sys.modules.items()):
         if not name.startswith("companion") or m is None:
             continue

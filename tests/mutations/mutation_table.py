@@ -139,6 +139,20 @@ def _shift_fit(fit, dbeta):
 
 TR = "companion.theory.transverse_ratio."
 LOAD_DEAD = "companion.chapters.dead_directions.at_scale.records._load"
+LOAD_WALK = "companion.chapters.dead_directions.walk._load"
+
+
+def _walk_curves(edit):
+    """Apply ``edit`` to every random curve of a walk record."""
+
+    def go(r):
+        for name, c in r["curves"].items():
+            if name.startswith("random_"):
+                edit(c)
+
+    return go
+
+
 SUMMARIZE = "companion.llm.sign_flips.experiments.summarize"
 READ = "companion.results.read_jsonl"
 VERDICT = "companion.theory.null_classifier.norm_verdict"
@@ -203,13 +217,13 @@ MUTATIONS = (
     ),
     M(
         "dong.thm3.author_code",
-        "companion.chapters.sign_magnitude.theorem3.records._ours",
+        "companion.chapters.sign_magnitude.theorem3.records.our_estimate",
         "our stored C 2% high (the gap to the next p of Table 2)",
         times(1.02),
     ),
     M(
         "dong.thm3.table2",
-        "companion.chapters.sign_magnitude.theorem3.records._ours",
+        "companion.chapters.sign_magnitude.theorem3.records.our_estimate",
         "the README's own ± taken as our SE (it is about 3× the seeds' SD)",
         post(lambda e, rec, *a, **k: replace(e, stderr=_readme_pm(rec["p"]))),
     ),
@@ -550,6 +564,42 @@ MUTATIONS = (
         "companion.theory.ln_bracket.bracket_rates",
         "the plateau 2 k_pre in place of 2 k_post (the wrong side of the norm)",
         post(lambda r, k_pre, k_post: (2.0 * k_pre, r[1])),
+    ),
+    # The walk along dead directions: the model claims ------------------------------------
+    M(
+        "shirodkar.walk_flat",
+        "companion.theory.head_walk.HeadWalk.flat_point",
+        "the flat curve's β compensation dropped (β_t = β: the uncompensated curve)",
+        post(lambda r, hw, *a, **k: (r[0], hw.beta, 0.0 * r[2])),
+    ),
+    M(
+        "shirodkar.walk_kfac_gap",
+        LOAD_WALK,
+        "K-FAC's centring dropped: the centred A read as the uncentred second moment",
+        _dead_edit(
+            "", lambda r: r["kfac_dead"].update(kfac_centred=r["kfac_dead"]["kfac_uncentred"])
+        ),
+    ),
+    M(
+        "shirodkar.walk_kl_order",
+        "companion.chapters.dead_directions.walk.anchor_ratio",
+        "the anchor ratio F t²/(2k²KL) 0.2% high (twice its 1e-3 tolerance)",
+        times(1.002),
+    ),
+    M(
+        "shirodkar.walk_kl_order",
+        LOAD_WALK,
+        "every random curve's k̂ read 0.02 high (the slope fit off by twice the tolerance)",
+        _dead_edit("", _walk_curves(lambda c: c.update(k_hat=c["k_hat"] + 0.02))),
+    ),
+    M(
+        "shirodkar.walk_rms_live",
+        LOAD_WALK,
+        "the RMSNorm model's γ⁻¹ direction read as flat as float64 resolves (max |ΔNLL| 1e-12)",
+        _dead_edit(
+            "smollm",
+            lambda r: r["curves"]["gamma_inv"].update(max_abs_dnll=1e-12),
+        ),
     ),
     M(
         "shirodkar.ln_finite_t",

@@ -474,6 +474,104 @@ ROWS = {
 
 
 @functools.cache
+def _plan():
+    """A T4 plan of both parts at smoke scale, a folder for the walk, a walk record."""
+    from companion.llm import plan as pl
+    from companion.llm.registry import get_spec
+
+    out = tempfile.mkdtemp(prefix="companion-walk-validation-")
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    rt = pl.colab_runtime("T4")
+    steps = pl.plan("smoke", runtime=rt, random_models=["gpt2"], trained_models=["gpt2"])
+    rec = {"model": "gpt2", "c": 0.1, "curves": {"flat": {"max_abs_dnll": 1e-9}}, "run_s": 1.0}
+    return SimpleNamespace(rt=rt, steps=steps, spec=get_spec("gpt2"), out=out, rec=rec)
+
+
+def _t4():
+    from companion.llm.costs import device_for
+
+    return device_for("Tesla T4", 15.0)
+
+
+def _hw():
+    from companion.theory.head_walk import toy_head_walk
+
+    return toy_head_walk(V=6, d=4, n=12, rng=0)
+
+
+ROWS.update(
+    {
+        # costs, runtime, plan (issue 21)
+        "llm.costs.device_for": lambda: dict(name="Tesla T4", memory_gb=15.0, cpus=2),
+        "llm.costs.weights_gb": lambda: dict(spec=_plan().spec, dtype="float16"),
+        "llm.costs.dead_directions_cost": lambda: dict(
+            spec=_plan().spec,
+            tokens=1024,
+            batch_tokens=256,
+            layers=2,
+            dtype="float32",
+            device=_t4(),
+            trained=True,
+        ),
+        "llm.costs.sign_flips_cost": lambda: dict(
+            spec=_plan().spec,
+            evaluations=3,
+            perturbed=2,
+            eval_tokens=256,
+            window=64,
+            p_max=0.05,
+            dtype="float16",
+            device=_t4(),
+        ),
+        "llm.runtime.read_runtime": lambda: dict(
+            gpu_memory_gb=15.0, gpu_name="T4", ram_gb=12.0, probe_hub=False
+        ),
+        "llm.plan.colab_runtime": lambda: dict(gpu="T4"),
+        "llm.plan.planned_scale": lambda: dict(scale="cpu"),
+        "llm.plan.plan": lambda: dict(
+            scale="smoke",
+            runtime=_plan().rt,
+            parts=("dead-directions",),
+            random_models=["gpt2"],
+            trained_models=["gpt2"],
+            sign_flip_model="tinyllama-1.1b",
+        ),
+        "llm.plan.chapter_plan": lambda: dict(scale="cpu", part="sign-flips"),
+        "llm.plan.format_plan": lambda: dict(
+            steps=_plan().steps, runtime=_plan().rt, scale="smoke"
+        ),
+        "llm.plan.to_json": lambda: dict(steps=_plan().steps, runtime=_plan().rt, scale="smoke"),
+        "llm.plan.plan_html": lambda: dict(steps=_plan().steps, runtime=_plan().rt, caption="x"),
+        "llm.plan_run.run_what_fits": lambda: dict(
+            steps=[s for s in _plan().steps if not s.fits][:1] or [],
+            scale="smoke",
+            out=_plan().out,
+            echo=lambda *a: None,
+        ),
+        # the walk (issue 23)
+        _DD + "walk.walk_head": lambda: dict(hw=_hw(), ts=[0.1, 1.0], n_random=1, seed=0),
+        _DD + "walk.results_path": lambda: dict(out=_plan().out, scale="smoke"),
+        _DD + "walk.load_walk": lambda: dict(out=_plan().out, scale="smoke"),
+        _DD + "walk.summary": lambda: dict(rec=_plan().rec),
+        _DD + "walk.capture_head": lambda: dict(
+            name="smollm2-135m", scale="smoke", settings=None, model=None, device="cpu"
+        ),
+        _DD + "walk.run_walk": lambda: dict(
+            name="smollm2-135m",
+            scale="smoke",
+            tokens=64,
+            n_random=1,
+            seed=0,
+            ts=[0.1, 1.0],
+            out=_plan().out,
+            resume=True,
+            command="test",
+        ),
+    }
+)
+
+
+@functools.cache
 def _ct2():
     from companion.llm.whisper import read_checkpoint
 
@@ -508,6 +606,13 @@ _CLI = "an argparse Namespace of `companion run`; its options are checked there 
 #: Targets that are not checked, with the reason.
 EXEMPT = {
     "llm.cli.add_commands": "argparse plumbing: takes the parser's subparsers object",
+    "llm.plan_cli.add_commands": "argparse plumbing: takes the parser's subparsers object",
+    _DD + "walk_cli.add_walk_command": "argparse plumbing: takes `companion run`'s subparsers",
+    _DD + "walk.run_cli": _CLI,
+    "llm.costs.Cost": _RECORD + " (from dead_directions_cost / sign_flips_cost)",
+    "llm.costs.Device": _RECORD + " (from device_for)",
+    "llm.plan.Step": _RECORD + " (from plan)",
+    "llm.runtime.Runtime": _RECORD + " (from read_runtime / colab_runtime)",
     "llm.ctranslate2_file.CT2File": _RECORD + " (from read_model)",
     _DD + "diagnosis.Diagnosis": _RECORD + " (from read_out)",
     _DD + "driver.run_cli": _CLI,
@@ -543,12 +648,16 @@ NON_NEGATIVE = {
     "rate", "sampling_rate", "seed", "size", "speed", "target", "tokens", "vocab_size",
     "width", "window", "expected_bytes", "folds", "eval_windows", "calib_windows",
     "leverage_seeds", "sphere_samples", "table1_layers", "min_calib_tokens", "n_columns",
+    "memory_gb", "cpus", "batch_tokens", "layers", "evaluations", "perturbed", "eval_tokens",
+    "gpu_memory_gb", "ram_gb", "n_random",
 }  # fmt: skip
 POSITIVE = {
     "batch_size", "max_new_tokens", "min_tokens", "n_clips", "n_images", "n_windows",
     "num_layers", "rate", "sampling_rate", "size", "speed", "target", "tokens", "vocab_size",
     "width", "window", "folds", "eval_windows", "calib_windows", "leverage_seeds",
     "sphere_samples", "table1_layers", "min_calib_tokens", "n_columns",
+    "memory_gb", "cpus", "batch_tokens", "layers", "eval_tokens",
+    "gpu_memory_gb", "ram_gb", "n_random",
 }  # fmt: skip
 
 #: Cases that fail only because of code another helper owns: ``case id -> reason``, each a

@@ -62,29 +62,13 @@ LLM_LAYERS = (
 ENGINES = ("dead_directions", "sign_flips")
 
 #: Cycles known and owned elsewhere, each with who fixes it; the test below fails once one is
-#: gone, so the entry goes with it. A chapter's ``records``/``tables`` take ``SIZES`` from the
-#: package ``__init__``, which re-exports them (issue 18/19: move ``SIZES`` to its own module).
-PENDING_CYCLES = {
-    frozenset(
-        f"companion.chapters.{chapter}{sub}" for sub in ("", ".figures", ".records", ".tables")
-    ): "pages/claims (issues 18, 19)"
-    for chapter in ("dead_directions.at_scale", "sign_magnitude.at_scale")
-} | {
-    frozenset(
-        f"companion.chapters.sign_magnitude.theorem3{sub}" for sub in ("", ".records", ".tables")
-    ): "pages/claims (issues 18, 19)",
-    # the results package: jsonl takes store's lock (lazily), store takes jsonl's readers
-    frozenset({"companion.results.jsonl", "companion.results.store"}): "robust (issue 22)",
-}
+#: gone, so the entry goes with it. None now: a chapter's ``records``/``tables`` take
+#: ``SIZES`` from its ``sizes`` module, and the results folder's lock is ``results.lock``.
+PENDING_CYCLES: dict = {}
 
-#: Packages inside which private names still cross files (the same split; same owners): a
-#: chapter's ``claims``/``figures``/``tables`` read ``records._…``. Fails once one is clean.
-PENDING_PRIVATE = {
-    "companion.chapters.dead_directions.at_scale": "pages/claims (issues 18, 19)",
-    "companion.chapters.sign_magnitude.at_scale": "pages/claims (issues 18, 19)",
-    "companion.chapters.sign_magnitude.theorem3": "pages/claims (issues 18, 19)",
-    "companion.results": "robust (issue 22): jsonl reads strict._restore",
-}
+#: Packages inside which private names still cross files (same rule: fails once one is
+#: clean). None now.
+PENDING_PRIVATE: dict = {}
 
 
 def _name(path: Path) -> str:

@@ -47,6 +47,7 @@ import llm_param_rows as llm_rows
 import numpy as np
 import pytest
 import results_param_rows as results_rows
+import walk_param_rows as walk_rows
 
 from companion import stats
 from companion.stats import MCEstimate
@@ -398,6 +399,8 @@ class _Lazy:
 
 
 VALID.update(results_rows.ROWS)
+VALID.update(walk_rows.ROWS)
+INSTANCES.update(walk_rows.INSTANCES)
 INSTANCES.update(results_rows.INSTANCES)
 VALID.update({k: _Lazy(f) for k, f in llm_rows.ROWS.items()})
 INSTANCES.update({k: _Lazy(f) for k, f in llm_rows.INSTANCES.items()})
@@ -428,6 +431,7 @@ EXEMPT = {
     "theory.transverse_ratio.TransverseRatioResult": _RECORD,
     **llm_rows.EXEMPT,
     **results_rows.EXEMPT,
+    **walk_rows.EXEMPT,
 }
 
 #: Scalar parameters that also take arrays (elementwise functions).
@@ -466,11 +470,11 @@ NON_NEGATIVE = {
     "V", "batch", "beta_scale", "cancel", "cols", "d", "ddof", "depth", "directions", "eps",
     "frobenius_norm", "gamma_sigma", "gap", "h", "k", "m", "margin", "n", "n_samples",
     "offset_ratio", "rows", "rtol", "samples", "scale", "seeds", "sigma", "trials",
-} | llm_rows.NON_NEGATIVE  # fmt: skip
+} | llm_rows.NON_NEGATIVE | walk_rows.NON_NEGATIVE  # fmt: skip
 POSITIVE = {
     "V", "batch", "cols", "d", "directions", "gap", "h", "m", "margin", "n_samples", "rows",
     "samples", "seeds", "trials",
-} | llm_rows.POSITIVE  # fmt: skip
+} | llm_rows.POSITIVE | walk_rows.POSITIVE  # fmt: skip
 
 
 class Unrelated:

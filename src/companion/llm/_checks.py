@@ -143,3 +143,18 @@ def check_optional_dict(value, name: str):
     if value is not None and not isinstance(value, dict):
         raise TypeError(f"`{name}` must be a dict or None; got {type(value).__name__}")
     return value
+
+
+def check_model_names(names, name: str):
+    """None, or a list of registered model names (as a list)."""
+    from companion._validate import check_choice
+    from companion.llm.registry import list_models
+
+    if names is None:
+        return None
+    if isinstance(names, str) or not isinstance(names, (list, tuple)):
+        raise TypeError(
+            f"`{name}` must be a list of model names or None; got {type(names).__name__}"
+        )
+    known = tuple(s.name for s in list_models())
+    return [check_choice(n, name, known) for n in names]

@@ -40,6 +40,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from companion._validate import check_bool, check_choice, check_instance, check_int, check_real
+
 __all__ = [
     "BYTES",
     "Device",
@@ -102,6 +104,10 @@ def device_for(name: str | None, memory_gb: float, cpus: int = 2) -> Device:
     >>> device_for(None, 24.0, cpus=2).name
     'cpu'
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"`name` must be a str or None; got {type(name).__name__}")
+    memory_gb = check_real(memory_gb, "memory_gb", low=0.0, low_open=True)
+    cpus = check_int(cpus, "cpus", low=1)
     if name is None:
         rate = 0.01 * max(1, cpus)  # ≈ 10 GFLOP/s per core in float32 with BLAS
         return Device("cpu", memory_gb, rate, rate / 4, rate / 2)
@@ -114,6 +120,7 @@ def device_for(name: str | None, memory_gb: float, cpus: int = 2) -> Device:
 
 def weights_gb(spec, dtype: str) -> float:
     """P · b in GB: the weights of the real checkpoint in ``dtype``."""
+    spec, dtype = _spec(spec), check_choice(dtype, "dtype", tuple(BYTES))
     return spec.n_params * BYTES[dtype] / GB
 
 
@@ -125,6 +132,12 @@ class Cost:
     host_gb: float
     minutes: float
     download_gb: float
+
+
+def _spec(spec):
+    from companion.llm.registry import ModelSpec
+
+    return check_instance(spec, "spec", ModelSpec)
 
 
 def _ffn(spec) -> int:
@@ -157,6 +170,11 @@ def dead_directions_cost(
     >>> 1 < c.memory_gb < 3, c.minutes < 10
     (True, True)
     """
+    spec, device = _spec(spec), check_instance(device, "device", Device)
+    tokens = check_int(tokens, "tokens", low=1)
+    batch_tokens = check_int(batch_tokens, "batch_tokens", low=1)
+    layers = check_int(layers, "layers", low=1)
+    dtype, trained = check_choice(dtype, "dtype", tuple(BYTES)), check_bool(trained, "trained")
     b, d, f, T = BYTES[dtype], spec.width, _ffn(spec), batch_tokens
     P = spec.n_params * layers / spec.n_layers if not trained else spec.n_params
     acts = T * (layers + 1) * d * b + T * 2 * f * b + T * d * 8 * 6 + 2 * d * d * 8
@@ -193,6 +211,15 @@ def sign_flips_cost(
     >>> 2 < c.memory_gb < 6
     True
     """
+    from companion._validate import check_probability
+
+    spec, device = _spec(spec), check_instance(device, "device", Device)
+    evaluations = check_int(evaluations, "evaluations", low=0)
+    perturbed = check_int(perturbed, "perturbed", low=0, high=evaluations)
+    eval_tokens = check_int(eval_tokens, "eval_tokens", low=1)
+    window = check_int(window, "window", low=1)
+    p_max = check_probability(p_max, "p_max")
+    dtype = check_choice(dtype, "dtype", tuple(BYTES))
     b, d, f, P = BYTES[dtype], spec.width, _ffn(spec), spec.n_params
     vocab = int(spec.config.get("vocab_size", 32000))
     acts = window * (2 * d + 2 * f) * b + window * vocab * 4 * 2 + p_max * P * (b + 8)

@@ -33,7 +33,8 @@ import json
 import shutil
 from dataclasses import asdict, dataclass, replace
 
-from companion._validate import check_choice
+from companion._validate import check_choice, check_instance
+from companion.llm._checks import check_model_names
 from companion.llm.costs import device_for
 from companion.llm.runtime import Runtime, read_runtime
 
@@ -312,15 +313,34 @@ def plan(
     check_scale(scale)
     if isinstance(parts, str):
         parts = (parts,)
+    if not isinstance(parts, (list, tuple)):
+        raise TypeError(f"`parts` must be a part or a list of them; got {type(parts).__name__}")
     for part in parts:
         check_choice(part, "parts", PARTS)
-    runtime = read_runtime() if runtime is None else runtime
+    random_models = check_model_names(random_models, "random_models")
+    trained_models = check_model_names(trained_models, "trained_models")
+    if sign_flip_model is not None:
+        sign_flip_model = check_model_names([sign_flip_model], "sign_flip_model")[0]
+    runtime = read_runtime() if runtime is None else check_instance(runtime, "runtime", Runtime)
     steps = []
     if "dead-directions" in parts:
         steps += _dead_direction_steps(scale, runtime, random_models, trained_models)
     if "sign-flips" in parts:
         steps += _sign_flip_steps(scale, runtime, sign_flip_model)
     return steps
+
+
+def _steps(steps, runtime, scale=None) -> None:
+    """The arguments every plan renderer takes, checked."""
+    if not isinstance(steps, (list, tuple)):
+        raise TypeError(f"`steps` must be a list of Step; got {type(steps).__name__}")
+    for i, s in enumerate(steps):
+        check_instance(s, f"steps[{i}]", Step)
+    check_instance(runtime, "runtime", Runtime)
+    if scale is not None:
+        from companion.scale import check_scale
+
+        check_scale(scale)
 
 
 def planned_scale(scale: str) -> str:
@@ -335,6 +355,7 @@ def chapter_plan(scale: str, part: str, **sizes) -> tuple[list[Step], Runtime]:
     """``(steps, runtime)`` of an at-scale chapter's first cell: at CPU scale the full-scale
     plan for a Colab T4 (:func:`colab_runtime`), else the plan of ``scale`` for this
     runtime; ``sizes`` are :func:`plan`'s (the chapter's ``SIZES[planned_scale(scale)]``)."""
+    check_choice(part, "part", PARTS)
     runtime = colab_runtime("T4") if planned_scale(scale) != scale else read_runtime()
     return plan(planned_scale(scale), runtime=runtime, parts=(part,), **sizes), runtime
 
@@ -349,6 +370,7 @@ def _total(steps) -> str:
 def format_plan(steps: list[Step], runtime: Runtime, scale: str = "full") -> str:
     """The plan as text (what ``companion plan`` prints): one row per step, then the
     reasons of the steps that do not fit, identical reasons once."""
+    _steps(steps, runtime, scale)
     head = f"{'experiment':<30} {'model':<20} {'init':<7} {'dtype':<8} "
     head += f"{'GPU GB':>6} {'host GB':>7} {'min':>6}  fits"
     lines = [f"scale {scale} on: {runtime.describe()}", head, "-" * len(head)]
@@ -376,6 +398,7 @@ def format_plan(steps: list[Step], runtime: Runtime, scale: str = "full") -> str
 
 def to_json(steps: list[Step], runtime: Runtime, scale: str = "full") -> str:
     """``{"scale", "runtime", "experiments": [one object per step]}`` (``--json``)."""
+    _steps(steps, runtime, scale)
     rt = {k: round(v, 1) if isinstance(v, float) else v for k, v in asdict(runtime).items()}
     return json.dumps(
         {"scale": scale, "runtime": rt, "experiments": [asdict(s) for s in steps]},
@@ -386,6 +409,8 @@ def to_json(steps: list[Step], runtime: Runtime, scale: str = "full") -> str:
 
 def plan_html(steps: list[Step], runtime: Runtime, caption: str = ""):
     """The plan as an HTML table for a chapter (``IPython.display.HTML``)."""
+    _steps(steps, runtime)
+    check_instance(caption, "caption", str)
     from html import escape
 
     from IPython.display import HTML

@@ -54,9 +54,17 @@ def run_what_fits(steps: list, scale: str, *, out=None, echo=print) -> list[tupl
     """
     import time
 
+    from companion.llm._checks import check_callable, check_path
     from companion.scale import check_scale
 
     check_scale(scale)
+    if not isinstance(steps, (list, tuple)):
+        raise TypeError(f"`steps` must be a list of Step; got {type(steps).__name__}")
+    for i, s in enumerate(steps):  # a plan.Step (not imported: plan imports this module)
+        if not all(hasattr(s, a) for a in ("fits", "reason", "label", "command")):
+            raise TypeError(f"`steps[{i}]` must be a plan Step; got {type(s).__name__}")
+    check_path(out, "out")
+    check_callable(echo, "echo")
     if scale == "cpu":
         return []
     outcomes = []

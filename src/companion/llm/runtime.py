@@ -19,7 +19,7 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from companion._validate import check_real
+from companion._validate import check_bool, check_real
 from companion.llm.costs import Device, device_for
 
 __all__ = ["Runtime", "read_runtime", "TOKEN_VARS"]
@@ -125,6 +125,9 @@ def read_runtime(
     """
     from companion.llm.hub import hub_status
 
+    if gpu_name is not None and not isinstance(gpu_name, str):
+        raise TypeError(f"`gpu_name` must be a str or None; got {type(gpu_name).__name__}")
+    probe_hub = check_bool(probe_hub, "probe_hub")
     if gpu_memory_gb is not None:
         gpu_memory_gb = check_real(gpu_memory_gb, "gpu_memory_gb", low=0.0, low_open=True)
     if ram_gb is not None:

@@ -11,13 +11,14 @@ import time
 import warnings
 from pathlib import Path
 
+from companion.results.lock import locked
 from companion.results.schema import CorruptResults, RecordError, RecordSchema, schema_for
 from companion.results.strict import (
     BadFlag,
     DuplicateKey,
-    _restore,
     dumps_strict,
     parse_line,
+    restore_nonfinite,
 )
 
 __all__ = ["ResultsWarning", "read_json", "read_jsonl", "remove_stale_temporaries", "write_jsonl"]
@@ -140,8 +141,6 @@ def read_jsonl(path, *, schema: RecordSchema | None = None) -> list[dict]:
         return []
     out, partial, _, _ = scan(path, schema=schema)
     if partial is not None:  # perhaps a writer's line being written: read again after it
-        from companion.results.store import locked
-
         with locked(str(path.parent)):
             out, partial, _, _ = scan(path, schema=schema)
     if partial is not None:
@@ -243,7 +242,6 @@ def remove_stale_temporaries(folder, pattern, *, max_age_s: float = 3600.0) -> l
 def write_jsonl(path, records) -> None:
     """Replace ``path`` by these records, one strict line each (atomic: temporary + rename,
     under the folder's lock, so a concurrent :meth:`ResultStore.append` is not lost)."""
-    from companion.results.store import locked
 
     path = Path(check_path(path))
     if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
@@ -277,4 +275,4 @@ def replace(path: Path, lines: list[str]) -> None:
 def read_json(path):
     """One JSON document (a benchmark summary ...), with flagged non-finite values put back."""
     data = json.loads(Path(check_path(path)).read_text(encoding="utf-8"))
-    return _restore(data) if isinstance(data, dict) else data
+    return restore_nonfinite(data) if isinstance(data, dict) else data

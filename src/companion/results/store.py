@@ -24,6 +24,7 @@ from companion.results.jsonl import (
     scan,
     warn_partial,
 )
+from companion.results.lock import locked
 from companion.results.schema import RecordError, RecordSchema, schema_for
 from companion.results.strict import dumps_strict, loads_strict
 
@@ -330,32 +331,6 @@ def _fsync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-class locked:
-    """An exclusive ``flock`` on the results folder (POSIX; a no-op elsewhere)."""
-
-    def __init__(self, folder: str):
-        self.folder, self.fd = folder, None
-
-    def __enter__(self):
-        try:
-            import fcntl
-        except ImportError:
-            return self
-        try:
-            self.fd = os.open(self.folder, os.O_RDONLY)
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-        except OSError:  # a filesystem without locks: appends of one write() stay whole
-            if self.fd is not None:
-                os.close(self.fd)
-            self.fd = None
-        return self
-
-    def __exit__(self, *exc):
-        if self.fd is not None:
-            os.close(self.fd)  # closing releases the lock
-        return False
 
 
 def run_record(

@@ -74,7 +74,8 @@ def dumps_strict(record: dict) -> str:
     return json.dumps(clean, sort_keys=True, allow_nan=False)
 
 
-def _restore(record: dict) -> dict:
+def restore_nonfinite(record: dict) -> dict:
+    """``record`` with the non-finite numbers its ``"_nonfinite"`` field names put back."""
     flags = record.pop(NONFINITE, None)
     if flags is None:
         return record
@@ -114,7 +115,7 @@ def _pairs(pairs):
 def parse_line(text: str):
     """The JSON value of one line (any type), duplicated keys refused, flags put back."""
     value = json.loads(text, object_pairs_hook=_pairs)
-    return _restore(value) if isinstance(value, dict) else value
+    return restore_nonfinite(value) if isinstance(value, dict) else value
 
 
 def loads_strict(line: str) -> dict:

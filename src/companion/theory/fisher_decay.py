@@ -52,8 +52,10 @@ __all__ = [
 
 def _ts(ts, name: str = "ts") -> np.ndarray:
     ts = np.atleast_1d(check_finite_array(ts, name))
-    if ts.ndim != 1:
-        raise ValueError(f"`{name}` must be a number or a 1-D array; got shape {ts.shape}")
+    if ts.ndim != 1 or ts.size == 0:
+        raise ValueError(
+            f"`{name}` must be a number or a non-empty 1-D array; got shape {ts.shape}"
+        )
     if np.any(ts <= 0):
         raise ValueError(f"`{name}` must be > 0 (a log-log read-out); got {float(ts.min()):g}")
     return ts

@@ -36,7 +36,13 @@ from functools import cached_property
 
 import numpy as np
 
-from companion._validate import check_choice, check_finite_array, check_int, check_real
+from companion._validate import (
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_matrix,
+    check_real,
+)
 from companion.theory.kfac_lift import softmax
 from companion.theory.ln_kernel import inverse_scale_direction
 from companion.theory.norms import layernorm, rmsnorm
@@ -94,8 +100,8 @@ class HeadWalk:
     chunk: int = 128
 
     def __post_init__(self):
-        h = check_finite_array(self.h, "h", ndim=2)
-        W = check_finite_array(self.W, "W", ndim=2)
+        h = check_matrix(self.h, "h", min_rows=1, min_cols=2)
+        W = check_matrix(self.W, "W", min_rows=1, min_cols=2)
         N, d = h.shape
         V = W.shape[0]
         if W.shape[1] != d:
@@ -128,7 +134,23 @@ class HeadWalk:
         return float(inv @ self.beta / np.linalg.norm(inv))
 
     def y(self, rows=slice(None), beta=None) -> np.ndarray:
-        """Norm outputs (n, d) of ``h[rows]`` recomputed in float64 (``beta`` overrides)."""
+        """Norm outputs (n, d) of ``h[rows]`` recomputed in float64 (``beta`` overrides).
+
+        ``rows`` is a slice or an array of row indices.
+        """
+        if not isinstance(rows, slice):
+            idx = np.asarray(rows) if isinstance(rows, (list, tuple, np.ndarray)) else None
+            if idx is None or idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+                raise TypeError(
+                    "`rows` must be a slice or a 1-D array of row indices; "
+                    f"got {type(rows).__name__}"
+                )
+            if idx.size and (idx.min() < -len(self.h) or idx.max() >= len(self.h)):
+                raise ValueError(f"`rows` must index the {len(self.h)} states; got {idx.tolist()}")
+        if beta is not None:
+            beta = check_finite_array(beta, "beta", ndim=1)
+            if beta.shape != (self.W.shape[1],):
+                raise ValueError(f"`beta` must have length d = {self.W.shape[1]}; got {beta.shape}")
         h = np.asarray(self.h[rows], dtype=np.float64)
         if self.kind == "rmsnorm":
             return rmsnorm(h, self.gamma, self.eps)
@@ -223,8 +245,12 @@ class HeadWalk:
         if curve in ("flat", "uncompensated"):
             if w is None:
                 raise ValueError(f"`w` must be given for the {curve!r} curve; got None")
+            if R is not None:
+                raise TypeError(f"`R` must be None for the {curve!r} curve (it uses `w`)")
             w = self._w(w)
         else:
+            if w is not None:
+                raise TypeError(f"`w` must be None for the {curve!r} curve (it uses `R`)")
             if R is None:
                 raise ValueError(f"`R` must be given for the {curve!r} curve; got None")
             R = self._R(R)

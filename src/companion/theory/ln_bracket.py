@@ -73,8 +73,9 @@ def ln_jacobian(x, gamma=None, eps: float = 0.0) -> np.ndarray:
     return g[:, None] * (P - np.outer(z, z) / d) / sigma
 
 
-def dead_passthrough(x, h: int, eps: float = 0.0) -> tuple[float, np.ndarray]:
-    """``(pass, leak)``: what the LN Jacobian does to a change of input coordinate ``h``.
+def dead_passthrough(x, coord: int, eps: float = 0.0) -> tuple[float, np.ndarray]:
+    """``(pass, leak)``: what the LN Jacobian does to a change of input coordinate
+    ``h = coord``.
 
     ``pass = (1 - 1/d - z_h^2/d) / sigma`` is the part that stays on ``h``; ``leak`` (d,)
     is the rest of the column ``J e_h`` (zero at ``h``), ``-(1/d + z_h z_i/d)/sigma``.
@@ -87,7 +88,7 @@ def dead_passthrough(x, h: int, eps: float = 0.0) -> tuple[float, np.ndarray]:
     (True, 0.0)
     """
     x = _row(x)
-    h = check_int(h, "h", low=0, high=x.shape[0] - 1)
+    h = check_int(coord, "coord", low=0, high=x.shape[0] - 1)
     col = ln_jacobian(x, eps=eps)[:, h]
     leak = col.copy()
     leak[h] = 0.0
@@ -153,8 +154,8 @@ def bracket_chain(
     array([6., 6., 6.])
     """
     ts = np.atleast_1d(check_finite_array(ts, "ts"))
-    if ts.ndim != 1 or np.any(ts <= 0):
-        raise ValueError("`ts` must be a number or a 1-D array of values > 0")
+    if ts.ndim != 1 or ts.size == 0 or np.any(ts <= 0):
+        raise ValueError("`ts` must be a number or a non-empty 1-D array of values > 0")
     k_pre = check_real(k_pre, "k_pre", low=0.0)
     k_post = check_real(k_post, "k_post", low=0.0)
     eps = check_real(eps, "eps", low=0.0)

@@ -41,8 +41,8 @@ __all__ = [
 
 def _ts(ts) -> np.ndarray:
     ts = np.atleast_1d(check_finite_array(ts, "ts"))
-    if ts.ndim != 1 or np.any(ts <= 0):
-        raise ValueError("`ts` must be a number or a 1-D array of values > 0")
+    if ts.ndim != 1 or ts.size == 0 or np.any(ts <= 0):
+        raise ValueError("`ts` must be a number or a non-empty 1-D array of values > 0")
     return ts
 
 

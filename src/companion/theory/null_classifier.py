@@ -30,6 +30,7 @@ from companion._validate import (
     as_generator,
     check_choice,
     check_finite_array,
+    check_instance,
     check_int,
     check_memory,
     check_real,
@@ -406,6 +407,12 @@ def norm_verdict(
     >>> norm_verdict(1e-13, 2.8e-12, dead=0.99)[0]
     'undetermined'
     """
+    rho = check_real(rho, "rho")
+    floor = check_real(floor, "floor", low=0.0, low_open=True)
+    dead = check_real(dead, "dead", low=0.0, high=1.0)
+    margin = check_real(margin, "margin", low=0.0, low_open=True)
+    gap = check_real(gap, "gap", low=0.0, low_open=True)
+    label = check_instance(label, "label", str)
     t_ln, t_rms = margin * floor, gap * margin * floor
     if abs(rho) <= t_ln and dead > 0.5:
         return "undetermined", (

@@ -53,8 +53,17 @@ _WINDOW = {"speech": 96, "text": 128}
 _SLOPE_T_MAX = 1e-2  # the k-hat fit reads F(t) on t <= this (the small-t end)
 
 
+def _check_ts(ts) -> np.ndarray:
+    from companion._validate import check_finite_array
+
+    ts = np.atleast_1d(check_finite_array(ts, "ts"))
+    if ts.ndim != 1 or ts.size == 0 or np.any(ts <= 0):
+        raise ValueError("`ts` must be a non-empty 1-D array of finite values > 0")
+    return ts
+
+
 def _settings(name: str, *, scale: str, tokens, n_random: int, seed: int, ts) -> dict:
-    from companion._validate import check_finite_array, check_int
+    from companion._validate import check_int
     from companion.llm.dead_directions.presets import preset
     from companion.llm.registry import get_spec
 
@@ -72,9 +81,7 @@ def _settings(name: str, *, scale: str, tokens, n_random: int, seed: int, ts) ->
         )
     default = {"cpu": 1000, "full": 8000, "smoke": 64}[scale]
     tokens = check_int(default if tokens is None else tokens, "tokens", low=8)
-    ts = np.atleast_1d(check_finite_array(ts, "ts"))
-    if ts.ndim != 1 or np.any(ts <= 0):
-        raise ValueError("`ts` must be a 1-D array of finite values > 0")
+    ts = _check_ts(ts)
     return {
         "experiment": "walk",
         "model": spec.name,
@@ -140,6 +147,17 @@ def capture_head(
     from companion.theory.head_walk import HeadWalk
 
     spec = get_spec(name)
+    _folder(scale)  # checks `scale`
+    if settings is not None and not isinstance(settings, dict):
+        raise TypeError(f"`settings` must be a dict or None; got {type(settings).__name__}")
+    if model is not None and not (isinstance(model, tuple) and len(model) == 2):
+        raise TypeError(
+            f"`model` must be a (model, tokenizer) pair or None; got {type(model).__name__}"
+        )
+    if device is not None and not isinstance(device, (str, torch.device)):
+        raise TypeError(
+            f"`device` must be a str, a torch.device or None; got {type(device).__name__}"
+        )
     settings = settings or _settings(
         name, scale=scale, tokens=None, n_random=3, seed=0, ts=DEFAULT_TS
     )
@@ -209,11 +227,13 @@ def _slope(ts, F):
 
 def walk_head(hw, *, ts, n_random: int = 3, seed: int = 0) -> dict:
     """Every curve of the module docs on ``hw`` (a :class:`HeadWalk`) → the record's fields."""
+    from companion._validate import check_int
     from companion.theory.head_walk import HeadWalk
 
     if not isinstance(hw, HeadWalk):
         raise TypeError(f"`hw` must be a HeadWalk; got {type(hw).__name__}")
-    ts = np.asarray(ts, dtype=float)
+    ts = _check_ts(ts)
+    n_random, seed = check_int(n_random, "n_random", low=1), check_int(seed, "seed", low=0)
     g = np.random.default_rng(seed)
     V, d = hw.W.shape
     v = hw.vstar
@@ -294,10 +314,11 @@ def results_path(out: str | None = None, *, scale: str = "cpu") -> str:
 
     from companion.llm._checks import check_path
 
+    folder = _folder(scale)
     if check_path(out, "out") is None:
         from companion.results import locate
 
-        return str(locate(_folder(scale), "walk.jsonl"))
+        return str(locate(folder, "walk.jsonl"))
     return os.path.join(out, "walk.jsonl")
 
 
@@ -341,6 +362,12 @@ def run_walk(
 
 def summary(rec: dict) -> str:
     """One line per record for the CLI."""
+    from companion._validate import check_instance
+
+    check_instance(rec, "rec", dict)
+    missing = {"model", "c", "curves", "run_s"} - set(rec)
+    if missing:
+        raise ValueError(f"`rec` must be a walk record; it lacks {sorted(missing)}")
     parts = [f"{rec['model']:<22} c={rec['c']:+.3f}"]
     for k, c in rec["curves"].items():
         parts.append(f"{k}: max|ΔNLL|={c['max_abs_dnll']:.1e}")

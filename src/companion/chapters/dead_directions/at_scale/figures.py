@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.dead_directions.at_scale.records import (
-    _label,
     random_init,
+    record_label,
     records,
     trained_models,
     whisper_records,
@@ -239,7 +239,9 @@ def draw_whisper(fig, scale: str = "cpu"):
         col = COLORS["theory"] if "decoder" in r["model"] else COLORS["alt"]
         if r["layers"] == len(steps):
             x = np.arange(1, steps.size + 1)
-            ax2.errorbar(x, steps, yerr=2 * se, fmt="o" + ls, ms=3, color=col, label=_label(r))
+            ax2.errorbar(
+                x, steps, yerr=2 * se, fmt="o" + ls, ms=3, color=col, label=record_label(r)
+            )
     ax2.axhline(1.0, color=COLORS["grey"], lw=1)
     ax2.set(
         yscale="log",

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.chapters.dead_directions.at_scale import SIZES
+from companion.chapters.dead_directions.at_scale.sizes import SIZES
 
 
-def _folder(scale: str) -> str:
+def results_folder(scale: str) -> str:
     return "dead_directions" if scale == "cpu" else f"dead_directions_{scale}"
 
 
@@ -23,7 +23,7 @@ def _load(path: str, mtime: float) -> tuple:
     return tuple(read_jsonl(path))
 
 
-def _stored(scale: str) -> list[dict]:
+def stored_records(scale: str) -> list[dict]:
     from companion.llm.dead_directions import results_path
 
     path = Path(results_path(scale=scale))
@@ -65,13 +65,13 @@ def records(scale: str) -> list[dict]:
     FileNotFoundError
         At CPU scale when the results file is absent (it ships with the package).
     """
-    recs = _stored(scale)
+    recs = stored_records(scale)
     if not recs and scale != "cpu":
         run_missing(scale)
-        recs = _stored(scale)
+        recs = stored_records(scale)
     if not recs:
         raise FileNotFoundError(
-            f"no {scale}-scale records in {_folder(scale)}/dead_directions.jsonl; run "
+            f"no {scale}-scale records in {results_folder(scale)}/dead_directions.jsonl; run "
             f"`{commands(scale)}`"
         )
     return recs
@@ -148,15 +148,15 @@ def whisper_records(scale: str = "cpu") -> list[dict]:
     """Whisper's records at ``scale``, else the CPU-scale ones (Whisper-base is small enough to
     be diagnosed on a CPU, and full scale adds nothing to it): per stack, trained, then random
     init deepest first. Each record's ``scale`` says where it was measured."""
-    recs = [r for r in _stored(scale) if r["model"] in WHISPER] or [
-        r for r in _stored("cpu") if r["model"] in WHISPER
+    recs = [r for r in stored_records(scale) if r["model"] in WHISPER] or [
+        r for r in stored_records("cpu") if r["model"] in WHISPER
     ]
     return sorted(
         recs, key=lambda r: (WHISPER.index(r["model"]), r["init"] != "trained", -r["layers"])
     )
 
 
-def _label(r: dict) -> str:
+def record_label(r: dict) -> str:
     stack = r["model"].removeprefix("whisper-base-")
     return f"{stack}, {'trained' if r['init'] == 'trained' else 'random init'} ({r['layers']} bl.)"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.dead_directions.at_scale.records import (
-    _label,
     abs_gamma,
     commands,
     confusion,
     min_step,
+    record_label,
     sigma_steps,
     verdict,
     whisper_commands,
@@ -242,7 +242,7 @@ def whisper_kernel_table(scale: str = "cpu") -> Table:
         )
         rows.append(
             {
-                "stack": _label(r),
+                "stack": record_label(r),
                 "N": f"{r['n_tokens']:,}",
                 "min / max |γ|": f"{lo:.3g} / {hi:.3g}",
                 "|cos(u_min, v*)|": f"{r['cos']:.14f}",
@@ -266,7 +266,7 @@ def whisper_depth_table(scale: str = "cpu") -> Table:
         rand = np.asarray(r.get("schur_random") or [np.nan])
         rows.append(
             {
-                "stack": _label(r),
+                "stack": record_label(r),
                 "profile tokens": f"{r['profile_tokens']:,}",
                 "smallest step σ_ℓ/σ_ℓ₋₁ ± SE": f"{step:.3f} ± {se:.3f} (block {block})",
                 "σ_L/σ_0": f"{r['sigma_ratio_no_pos0'][-1]:.3g}",

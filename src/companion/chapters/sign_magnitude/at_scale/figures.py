@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.at_scale.records import _records, _summary
+from companion.chapters.sign_magnitude.at_scale.records import model_records, model_summary
 from companion.plotting import COLORS, legend, set_errorbar
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
@@ -31,7 +31,7 @@ def _missing(fig, experiment, model, scale):
 def _leverage_panel(ax, metric, model, scale, **_):
     """Count-matched leverage against the flip fraction p (median, IQR, seeds), with the
     paper's TinyLlama medians and the n·E[α²] prediction; the chosen p is marked."""
-    s = _summary("leverage", model, scale)
+    s = model_summary("leverage", model, scale)
     key = "nll_lev" if metric == "nll" else "ppl_lev"
     ax.set_xscale("log")  # before the data: the limits are autoscaled in these scales
     ax.set_yscale("symlog", linthresh=1.0)
@@ -66,9 +66,9 @@ def _mark(line, p, **_):
 
 def _seeds(p, model, scale):
     """The leverage row nearest to p and, per pool, (seeds, ΔNLL, 2 SE across windows)."""
-    rows = _summary("leverage", model, scale)["rows"]
+    rows = model_summary("leverage", model, scale)["rows"]
     r = min(rows, key=lambda r: abs(np.log(r["p"]) - np.log(p)))
-    recs = [x for x in _records("leverage", model, scale) if x.get("p") == r["p"]]
+    recs = [x for x in model_records("leverage", model, scale) if x.get("p") == r["p"]]
     out = []
     for pool in ("outlier", "non"):
         sel = sorted((x for x in recs if x["pool"] == pool), key=lambda x: x["seed"])
@@ -87,7 +87,7 @@ def _seeds_panel(ax, model, scale, **_):
     _seeds_move), with the evaluation noise floor (±2 SE across windows); the axes hold every
     p's points, so moving p moves only the points."""
     everything = [
-        _seeds(r["p"], model, scale)[1] for r in _summary("leverage", model, scale)["rows"]
+        _seeds(r["p"], model, scale)[1] for r in model_summary("leverage", model, scale)["rows"]
     ]
     ys = np.concatenate([np.r_[y - e, y + e] for pools in everything for _, y, e in pools])
     seeds = sorted({int(s) for pools in everything for x, _, _ in pools for s in x})
@@ -138,7 +138,7 @@ def draw(
     paper's TinyLlama medians and the n·E[α²] prediction. Right: at the chosen p, ΔNLL of the
     outlier and non-outlier flips per seed, with the evaluation noise floor (±2 SE across
     windows). Returns the figure's :class:`~companion.widgets.Panels` (None without results)."""
-    if _summary("leverage", model, scale) is None:
+    if model_summary("leverage", model, scale) is None:
         return _missing(fig, "leverage", model, scale)
     params = dict(p=p, metric=metric, model=model, scale=scale)
     return Panels(fig.subplots(1, 2), _PANELS, params)
@@ -165,7 +165,7 @@ def explore(model: str = "smollm2-135m", scale: str = "cpu") -> Explore:
 
 def draw_table1(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     """Row- and vector-level cos² of the 20 Table 1 layers against 2/π."""
-    s = _summary("table1", model, scale)
+    s = model_summary("table1", model, scale)
     if s is None:
         return _missing(fig, "table1", model, scale)
     ax = fig.subplots()
@@ -198,7 +198,7 @@ def draw_table1(fig, model: str = "smollm2-135m", scale: str = "cpu"):
 
 def draw_alpha(fig, model: str = "smollm2-135m", scale: str = "cpu", norm: str = "ratio"):
     """Exp F: exact single-flip energy against α² for every input column of the target."""
-    s = _summary("alpha", model, scale)
+    s = model_summary("alpha", model, scale)
     if s is None:
         return _missing(fig, "alpha", model, scale)
     ax = fig.subplots()
@@ -220,7 +220,7 @@ def draw_alpha(fig, model: str = "smollm2-135m", scale: str = "cpu", norm: str =
 
 def draw_columns(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     """Exp G: ΔNLL of whole-column flips against α² (log–log), with the fitted slope."""
-    s = _summary("columns", model, scale)
+    s = model_summary("columns", model, scale)
     if s is None:
         return _missing(fig, "columns", model, scale)
     ax = fig.subplots()

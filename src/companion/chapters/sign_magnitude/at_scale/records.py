@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from companion.chapters.sign_magnitude.at_scale import SIZES
+from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
 
 
 def records(experiment: str, scale: str) -> list[dict]:
@@ -42,9 +42,9 @@ def _cached(experiment: str, model: str, scale: str):
     return recs, (sf.summarize(experiment, list(recs)) if recs else None)
 
 
-def _summary(experiment, model, scale):
+def model_summary(experiment, model, scale):
     return _cached(experiment, model, scale)[1]
 
 
-def _records(experiment, model, scale):
+def model_records(experiment, model, scale):
     return list(_cached(experiment, model, scale)[0])

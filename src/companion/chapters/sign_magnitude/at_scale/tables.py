@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from companion.chapters.sign_magnitude.at_scale import SIZES
-from companion.chapters.sign_magnitude.at_scale.records import _summary
+from companion.chapters.sign_magnitude.at_scale.records import model_summary
+from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
 from companion.reproduce import Reproduce, reproduce_box
 from companion.tables import Table, pm, table
 
@@ -283,7 +283,7 @@ def table1_models(scale: str = "cpu") -> Table:
 
     rows, missing = [], []
     for model in (SIZES[scale].model, *TABLE1_WHISPER):
-        s = _summary("table1", model, scale)
+        s = model_summary("table1", model, scale)
         if s is None:
             missing.append(sf.command_line("table1", model, scale))
             rows.append({"model (weights; MLP)": model, "layers": "not run at this scale"})

@@ -9,16 +9,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.theorem3 import CHAPTER, LADDER_PS, SIZES
+from companion.chapters.sign_magnitude.theorem3 import CHAPTER
 from companion.chapters.sign_magnitude.theorem3.records import (
-    _author,
-    _ours,
-    _table2_records,
-    _z,
+    author_estimate,
     author_theorem3,
     ladder,
+    our_estimate,
+    table2_records,
     width_extrapolation,
+    z_score,
 )
+from companion.chapters.sign_magnitude.theorem3.sizes import LADDER_PS, SIZES
 from companion.claims import Claim, Measurement
 from companion.theory import transverse_ratio as _tr
 from companion.theory.transverse_ratio import (
@@ -144,16 +145,19 @@ def _author_sd(a: dict, p: float) -> float:
 
 
 def _thm3_author(scale: str = "cpu", full: bool = False, shift: int = 0) -> Measurement:
-    recs, on = _table2_records(scale, full)
+    recs, on = table2_records(scale, full)
     a = author_theorem3()
     ps = sorted(PAPER_TABLE2)
     # the control compares each p with the author's value at the next p of the table
-    zs = {p: _z(_ours(recs[p]), _author(a, ps[(i + shift) % len(ps)])) for i, p in enumerate(ps)}
+    zs = {
+        p: z_score(our_estimate(recs[p]), author_estimate(a, ps[(i + shift) % len(ps)]))
+        for i, p in enumerate(ps)
+    }
     ok = all(abs(z) <= 4 for z in zs.values())
     n = recs[ps[0]]["n"]
     text = "; ".join(
-        f"p = {p:g}: ours {_ours(recs[p]):.4f}, author's code {_author(a, p):.4f} "
-        f"(z = {_z(_ours(recs[p]), _author(a, p)):+.2f})"
+        f"p = {p:g}: ours {our_estimate(recs[p]):.4f}, author's code {author_estimate(a, p):.4f} "
+        f"(z = {z_score(our_estimate(recs[p]), author_estimate(a, p)):+.2f})"
         for p in ps
     )
     return Measurement(
@@ -178,9 +182,9 @@ def _thm3_author(scale: str = "cpu", full: bool = False, shift: int = 0) -> Meas
 def _thm3_author_control(scale: str = "cpu", full: bool = False) -> Measurement:
     """Ours against the author's closed form c(p) in place of the author's code: a plausible
     wrong hypothesis (the code computes the paper's formula), up to 5.6% low."""
-    recs, on = _table2_records(scale, full)
+    recs, on = table2_records(scale, full)
     ps = sorted(PAPER_TABLE2)
-    zs = {p: _ours(recs[p]).z(float(transverse_ratio_paper(p))) for p in ps}
+    zs = {p: our_estimate(recs[p]).z(float(transverse_ratio_paper(p))) for p in ps}
     return Measurement(
         value=recs[0.01]["C"],
         agrees=all(abs(z) <= 4 for z in zs.values()),
@@ -194,14 +198,14 @@ def _thm3_author_control(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _thm3_table2(scale: str = "cpu", full: bool = False) -> Measurement:
-    recs, on = _table2_records(scale, full)
+    recs, on = table2_records(scale, full)
     a = author_theorem3()
     ps = sorted(PAPER_TABLE2)
     rows, zs = [], {}
     for p in ps:
-        ours, readme = _ours(recs[p]), PAPER_TABLE2[p]
+        ours, readme = our_estimate(recs[p]), PAPER_TABLE2[p]
         zs[p] = ours.z(readme[0])
-        auth = _author(a, p)
+        auth = author_estimate(a, p)
         rows.append(
             f"p = {p:g}: README {readme[0]:.3f} ± {readme[1]:.3f}; ours {ours:.4f} (README − ours "
             f"= {readme[0] - ours.value:+.4f} = {-zs[p]:+.1f} of our SE); author's code "

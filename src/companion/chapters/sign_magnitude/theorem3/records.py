@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.theorem3 import LADDER_PS, SIZES
+from companion.chapters.sign_magnitude.theorem3.sizes import LADDER_PS, SIZES
 from companion.claims import NotRun
 from companion.stats import MCEstimate
 from companion.theory import transverse_ratio as _tr
@@ -117,7 +117,7 @@ def run_table2(scale: str) -> list[dict]:
     return store.records()
 
 
-def _table2_records(scale: str, full: bool) -> tuple[dict, dict]:
+def table2_records(scale: str, full: bool) -> tuple[dict, dict]:
     from companion.claims import complete, measured_on_records
     from companion.results import ResultStore
 
@@ -137,7 +137,7 @@ def _table2_records(scale: str, full: bool) -> tuple[dict, dict]:
 def table2(scale: str) -> dict:
     """``{p: record}`` of our Table 2 run at ``scale`` (read from the results file; at full and
     smoke scale what is missing is run now by :func:`run_table2`)."""
-    return _table2_records(scale, False)[0]
+    return table2_records(scale, False)[0]
 
 
 def author_theorem3() -> dict:
@@ -153,14 +153,14 @@ def author_theorem3() -> dict:
     return read_json(path)
 
 
-def _ours(rec) -> MCEstimate:
+def our_estimate(rec) -> MCEstimate:
     return MCEstimate(rec["C"], rec["C_se"], rec["seeds"])
 
 
-def _author(a: dict, p: float) -> MCEstimate:
+def author_estimate(a: dict, p: float) -> MCEstimate:
     c = a["C"][f"{p:g}"]
     return MCEstimate(c["mean"], c["se"], c["seeds"])
 
 
-def _z(a: MCEstimate, b: MCEstimate) -> float:
+def z_score(a: MCEstimate, b: MCEstimate) -> float:
     return (a.value - b.value) / float(np.hypot(a.stderr, b.stderr))

@@ -3,13 +3,13 @@ extrapolation and Table 2 three ways (README, the author's code, ours)."""
 
 from __future__ import annotations
 
-from companion.chapters.sign_magnitude.theorem3 import LADDER_PS
 from companion.chapters.sign_magnitude.theorem3.records import (
-    _author,
-    _ours,
-    _z,
+    author_estimate,
+    our_estimate,
     width_extrapolation,
+    z_score,
 )
+from companion.chapters.sign_magnitude.theorem3.sizes import LADDER_PS
 from companion.tables import Table, pm, table
 from companion.theory.transverse_ratio import (
     PAPER_TABLE2,
@@ -92,7 +92,7 @@ def readme_table(author: dict, ours: dict) -> Table:
     rows = []
     for p in sorted(PAPER_TABLE2):
         rd, rd_se = PAPER_TABLE2[p]
-        a, o = _author(author, p), _ours(ours[p])
+        a, o = author_estimate(author, p), our_estimate(ours[p])
         rows.append(
             {
                 "p": f"{p:g}",
@@ -100,7 +100,7 @@ def readme_table(author: dict, ours: dict) -> Table:
                 "author's code": pm(a, fmt="{:.4f}"),
                 "ours": pm(o, fmt="{:.4f}"),
                 "README − author (SE)": f"{(rd - a.value) / a.stderr:+.1f}",
-                "ours − author (SE)": f"{_z(o, a):+.2f}",
+                "ours − author (SE)": f"{z_score(o, a):+.2f}",
             }
         )
     return table(rows)

@@ -4,40 +4,41 @@ claims' common fields."""
 
 from __future__ import annotations
 
-from companion.chapters.dead_directions.at_scale import CHAPTER, SIZES
+from companion.chapters.dead_directions.at_scale import CHAPTER
 from companion.chapters.dead_directions.at_scale.records import (
     WHISPER,
-    _folder,
-    _stored,
     commands,
     random_init,
+    results_folder,
     run_missing,
+    stored_records,
     trained,
     whisper_commands,
     whisper_records,
 )
+from companion.chapters.dead_directions.at_scale.sizes import SIZES
 from companion.claims import NotRun
 from companion.llm.dead_directions.presets import preset
 
 
 def _records(scale: str, full: bool) -> list[dict]:
     """The records a claim reads; NotRun when none is stored, unless ``full`` (run them)."""
-    recs = _stored(scale)
+    recs = stored_records(scale)
     if not recs and full:
         run_missing(scale)
-        recs = _stored(scale)
+        recs = stored_records(scale)
     if not recs:
         raise NotRun(
-            f"needs {scale}-scale records in results/{_folder(scale)}/dead_directions.jsonl "
+            f"needs {scale}-scale records in results/{results_folder(scale)}/dead_directions.jsonl "
             f"(run `companion run dead-directions --model all --init random --scale {scale}` "
             f"and `... --init trained`, or `companion claims --full`)"
         )
     return recs
 
 
-def _source(recs: list[dict], scale: str) -> str:
+def records_source(recs: list[dict], scale: str) -> str:
     cmds = sorted({r.get("command", "") for r in recs})
-    return f"results/{_folder(scale)}/dead_directions.jsonl (written by: {'; '.join(cmds)})"
+    return f"results/{results_folder(scale)}/dead_directions.jsonl (written by: {'; '.join(cmds)})"
 
 
 def _expected(scale: str) -> dict:
@@ -56,7 +57,7 @@ def _expected(scale: str) -> dict:
     return out
 
 
-def _present(recs: list[dict]) -> dict:
+def present_records(recs: list[dict]) -> dict:
     """``{name: record}`` under the names of :func:`_expected` (the last written wins)."""
     out = {f"{r['model']} (random init)": r for r in random_init(recs)}
     tr = trained(recs)
@@ -76,7 +77,7 @@ def _run_full_depth(scale: str) -> None:
         )
 
 
-def _claim_records(
+def claim_records(
     scale: str,
     full: bool,
     kinds=("random", "trained", "random-full"),
@@ -102,27 +103,27 @@ def _claim_records(
         _run_full_depth(scale)
 
     complete(
-        list(want), lambda: list(_present(_stored(scale))), command=commands(scale),
+        list(want), lambda: list(present_records(stored_records(scale))), command=commands(scale),
         full=full or scale != "cpu", run=run,
     )  # fmt: skip
-    have = _present(_stored(scale))
+    have = present_records(stored_records(scale))
     recs = [have[k] for k in want]
     on = measured_on_records(
-        recs, file=f"{_folder(scale)}/dead_directions.jsonl", scale=scale,
+        recs, file=f"{results_folder(scale)}/dead_directions.jsonl", scale=scale,
         models=sorted({v[0] for v in want.values()}),
     )  # fmt: skip
     return recs, on
 
 
-def _model_list(recs) -> str:
+def model_list(recs) -> str:
     return ", ".join(sorted({r["model"] for r in recs}))
 
 
-def _whisper_key(r: dict) -> str:
+def whisper_key(r: dict) -> str:
     return f"{r['model']} {r['init']}" + ("" if r["init"] == "trained" else f" ({r['layers']} bl.)")
 
 
-def _whisper(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict, dict]:
+def whisper_claim_records(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict, dict]:
     """``({key: record}, measured_on)`` of Whisper's records of ``kinds`` (keys of
     :func:`whisper_commands`), all of them or :class:`NotRun` naming the missing ones
     (``full`` at CPU scale runs them first: about 5 min per record on 2 shared cores)."""
@@ -130,7 +131,7 @@ def _whisper(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict,
     from companion.llm.registry import get_spec
 
     # Whisper is measured at CPU scale unless records at ``scale`` exist (whisper_records)
-    if not any(r["model"] in WHISPER for r in _stored(scale)):
+    if not any(r["model"] in WHISPER for r in stored_records(scale)):
         scale = "cpu"
     deep = get_spec(WHISPER[0]).n_layers
     depth = {"trained": None, "random-full": deep, "random": preset(scale).random_layers or deep}
@@ -150,23 +151,23 @@ def _whisper(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict,
                 m, init=init, layers=depth[k], scale=scale, resume=True, show_progress=False
             )
 
-    present = lambda: [_whisper_key(r) for r in whisper_records(scale)]  # noqa: E731
+    present = lambda: [whisper_key(r) for r in whisper_records(scale)]  # noqa: E731
     cmd = "; ".join(whisper_commands()[k] for k in kinds)
     count = complete(want, present, command=cmd, full=full, run=run if scale == "cpu" else None)
-    recs = {_whisper_key(r): r for r in whisper_records(scale)}
+    recs = {whisper_key(r): r for r in whisper_records(scale)}
     use = {k: recs[k] for k in want}
     on = measured_on_records(use.values(), file=_source_file(scale), scale=scale, models=WHISPER)
     return use, {**on, "records": count}
 
 
 def _source_file(scale: str) -> str:
-    return f"{_folder(scale)}/dead_directions.jsonl"
+    return f"{results_folder(scale)}/dead_directions.jsonl"
 
 
-_COMMON = dict(paper="shirodkar", chapter=CHAPTER, heavy=True)
+COMMON = dict(paper="shirodkar", chapter=CHAPTER, heavy=True)
 
 
-def _models(norm: str | None = None) -> tuple:
+def random_init_models(norm: str | None = None) -> tuple:
     """The architectures of the CPU-scale random-init set (of one norm type)."""
     from companion.llm.registry import get_spec
 
@@ -174,11 +175,11 @@ def _models(norm: str | None = None) -> tuple:
     return tuple(m for m in names if norm is None or get_spec(m).norm == norm)
 
 
-_INIT = (
+INIT = (
     "at random initialisation (real width; 2 blocks, 1 for d ≥ 1536; N = max(2048, 4d) "
     "tokens of Wikipedia text, photos for the vision models; float32 forward, float64 "
     "covariance; CPU)"
 )
 
 
-_TRAINED = "all-MiniLM-L6-v2, SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised) and Gemma-3-270M"
+TRAINED = "all-MiniLM-L6-v2, SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised) and Gemma-3-270M"

@@ -7,19 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.dead_directions.at_scale.claims._common import (
-    _COMMON,
-    _INIT,
-    _TRAINED,
-    _claim_records,
-    _models,
-    _source,
-    _whisper,
-    _whisper_key,
+    COMMON,
+    INIT,
+    TRAINED,
+    claim_records,
+    random_init_models,
+    records_source,
+    whisper_claim_records,
+    whisper_key,
 )
 from companion.chapters.dead_directions.at_scale.records import (
     WHISPER,
-    _stored,
     abs_gamma,
+    stored_records,
     trained,
     verdict,
 )
@@ -27,7 +27,7 @@ from companion.claims import Claim, Measurement
 
 
 def _classifier(scale: str = "cpu", full: bool = False) -> Measurement:
-    recs, on = _claim_records(scale, full, kinds=("random", "trained"))
+    recs, on = claim_records(scale, full, kinds=("random", "trained"))
 
     def label(r):
         return r["norm_registry"]
@@ -47,7 +47,7 @@ def _classifier(scale: str = "cpu", full: bool = False) -> Measurement:
         + "; ".join(wrong[:5])
         + " (an undetermined verdict is not a correct one: there v* lies on dead γ "
         "coordinates, whose axes are kernel directions of any norm)",
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -56,7 +56,7 @@ def _classifier_control(scale: str = "cpu", full: bool = False) -> Measurement:
     """The |cos| rule in place of the exactness test: layernorm where |cos(u_min, v*)| is
     above the random-direction null's 99.9% quantile (the reading the exactness test
     replaces; a trained γ spanning decades fools it)."""
-    recs, on = _claim_records(scale, full, kinds=("random", "trained"))
+    recs, on = claim_records(scale, full, kinds=("random", "trained"))
 
     def by_cos(r):
         return "layernorm" if r["cos"] > r["null_q999"] else "rmsnorm"
@@ -91,7 +91,7 @@ def _minilm_caveat(recs: list[dict]) -> str:
 
 
 def _trained_kernel_ln(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full)
+    use, on = whisper_claim_records(scale, full)
     said = {k: (verdict(r), verdict(r, fp64=True)) for k, r in use.items()}
     ok = [v == ("layernorm", "layernorm") for v in said.values()]
     rows = []
@@ -101,15 +101,15 @@ def _trained_kernel_ln(scale: str = "cpu", full: bool = False) -> Measurement:
             f"{r['model']}: min/max |γ| {lo:.3g}/{hi:.3g}, N = {r['n_tokens']}, ρ "
             f"{r['diag_rayleigh']:.1e} (float32 forward) and {r['diag_rayleigh_fp64']:.0e} "
             f"(norm recomputed in float64), 1 − |cos| {1 - r['cos']:.0e}, verdict "
-            f"{'/'.join(said[_whisper_key(r)])}"
+            f"{'/'.join(said[whisper_key(r)])}"
         )
     rho = max(r["diag_rayleigh"] for r in use.values())
     return Measurement(
         value=f"{sum(ok)}/{len(ok)} (ρ ≤ {rho:.1e})",
         agrees=all(ok),
-        detail="; ".join(rows) + _minilm_caveat(_stored(scale)),
+        detail="; ".join(rows) + _minilm_caveat(stored_records(scale)),
         reason="" if all(ok) else "a trained Whisper final LayerNorm fails the exactness test",
-        source=_source(list(use.values()), scale),
+        source=records_source(list(use.values()), scale),
         measured_on=on,
     )
 
@@ -121,9 +121,9 @@ def _controls_of(r: dict) -> list[tuple[str, dict]]:
 
 
 def _trained_kernel_ln_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full)
+    use, on = whisper_claim_records(scale, full)
     cases = [(f"{r['model']} {n}", s) for r in use.values() for n, s in _controls_of(r)]
-    rms = [r for r in trained(_stored(scale)).values() if r["norm_registry"] == "rmsnorm"]
+    rms = [r for r in trained(stored_records(scale)).values() if r["norm_registry"] == "rmsnorm"]
     cases += [(f"{r['model']} (trained RMSNorm)", r) for r in rms]
     recs = {id(s): r for r in use.values() for _, s in _controls_of(r)}
     said = {n: verdict(recs[id(s)], stats=s) if id(s) in recs else verdict(s) for n, s in cases}
@@ -150,8 +150,8 @@ CLAIMS = (
     Claim(
         id="shirodkar.classifier",
         statement=f"The presence of the γ⁻¹ kernel, read from the final norm's γ plus one "
-        f"forward pass, classifies the normalisation of every architecture {_INIT}, and of the "
-        f"trained {_TRAINED}.",
+        f"forward pass, classifies the normalisation of every architecture {INIT}, and of the "
+        f"trained {TRAINED}.",
         paper_value="correct on all 14 of the paper's models (abstract)",
         provenance=("abstract", "reconstruction"),
         method="classify_norm (exactness of v*ᵀCv* against the forward dtype's rounding floor) on "
@@ -161,9 +161,9 @@ CLAIMS = (
         control=_classifier_control,
         control_method="the |cos| rule in place of the exactness test (layernorm where |cos| "
         "is above the null's 99.9% quantile): a trained γ spanning decades fools it",
-        models=_models() + ("minilm-l6", "smollm2-135m", "gemma3-270m"),
+        models=random_init_models() + ("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.theory.null_classifier.norm_verdict",
             "companion.theory.null_classifier.dead_share",
@@ -189,7 +189,7 @@ CLAIMS = (
         tolerance="classifier verdict layernorm by ρ, float32 and float64, on both stacks "
         "(|cos| is detail only)",
         measure=_trained_kernel_ln,
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.theory.null_classifier.norm_verdict",
             "companion.theory.null_classifier.dead_share",

@@ -7,31 +7,31 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.dead_directions.at_scale.claims._common import (
-    _COMMON,
-    _INIT,
-    _claim_records,
-    _model_list,
-    _models,
-    _source,
+    COMMON,
+    INIT,
+    claim_records,
+    model_list,
+    random_init_models,
+    records_source,
 )
 from companion.claims import Claim, Measurement
 
 
 def _alignment(scale: str, full: bool, norm: str) -> Measurement:
-    recs, on = _claim_records(scale, full, kinds=("random",), norm=norm)
+    recs, on = claim_records(scale, full, kinds=("random",), norm=norm)
     good = [r for r in recs if r["cos"] >= 0.9999]
     worst = min(recs, key=lambda r: r["cos"])
     ok = len(good) == len(recs)
     return Measurement(
         value=f"{len(good)}/{len(recs)}",
         agrees=ok,
-        detail=f"{norm} architectures at random init ({_model_list(recs)}): |cos(u_min, v*)| "
+        detail=f"{norm} architectures at random init ({model_list(recs)}): |cos(u_min, v*)| "
         f"≥ 0.9999 in {len(good)} of {len(recs)}; lowest {worst['cos']:.6f} ({worst['model']}); "
         "forward float32, covariance float64",
         reason=""
         if ok
         else f"{len(recs) - len(good)} of {len(recs)} {norm} models have |cos| < 0.9999",
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -45,19 +45,19 @@ def _init_alignment_ln_control(scale: str = "cpu", full: bool = False) -> Measur
 
 
 def _at_null(scale: str, full: bool, norm: str, kind: str = "random") -> Measurement:
-    recs, on = _claim_records(scale, full, kinds=(kind,), norm=norm)
+    recs, on = claim_records(scale, full, kinds=(kind,), norm=norm)
     at_null = [r for r in recs if r["cos"] <= r["null_q999"]]
     ok = len(at_null) == len(recs)
     return Measurement(
         value=f"{len(at_null)}/{len(recs)}",
         agrees=ok,
         detail=f"{norm} architectures, {'random init' if kind == 'random' else 'trained'} "
-        f"({_model_list(recs)}): |cos| at or below "
+        f"({model_list(recs)}): |cos| at or below "
         f"the random-direction null's 99.9% quantile for its d in {len(at_null)} of {len(recs)}",
         reason=""
         if ok
         else f"{len(recs) - len(at_null)} of {len(recs)} {norm} models are above the null quantile",
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -77,7 +77,7 @@ def _rms_mean_cos(
 ):
     from companion.theory.null_classifier import random_direction_null
 
-    recs, on = _claim_records(scale, full, kinds=(kind,), norm=norm)
+    recs, on = claim_records(scale, full, kinds=(kind,), norm=norm)
     mean = float(np.mean([r["cos"] for r in recs]))
     # the null's mean and SD of the mean over these widths: E|cos| and Var|cos| = 1/d - E²
     nulls = [random_direction_null(r["d"]) for r in recs]
@@ -101,7 +101,7 @@ def _rms_mean_cos(
         f"mean |cos| {mean:.4f} against the random-direction null's mean {null_mean:.4f} ± "
         f"{null_se:.4f} for their widths (z = {z:+.2f}); the paper's ≈ 0.015 is the null's "
         "mean at d ≈ 2,800, so it fits other (wider) models",
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -114,8 +114,9 @@ def _rms_mean_cos_control(scale: str = "cpu", full: bool = False):
 CLAIMS = (
     Claim(
         id="shirodkar.init_alignment_ln",
-        statement=f"Every LayerNorm architecture of the registry ({len(_models('layernorm'))}: "
-        f"GPT-2, GPT-Neo, Pythia, OPT, BLOOM, BERT, MiniLM, ViT, DINOv2 …) {_INIT}: the bottom "
+        statement=f"Every LayerNorm architecture of the registry "
+        f"({len(random_init_models('layernorm'))}: "
+        f"GPT-2, GPT-Neo, Pythia, OPT, BLOOM, BERT, MiniLM, ViT, DINOv2 …) {INIT}: the bottom "
         "singular direction of the post-final-norm centred covariance equals γ⁻¹/‖γ⁻¹‖ to four "
         "decimals.",
         paper_value="|cos| = 1 to 4 decimals, 9/9 LN models (abstract)",
@@ -125,14 +126,15 @@ CLAIMS = (
         measure=_init_alignment_ln,
         control=_init_alignment_ln_control,
         control_method="the same test on the RMSNorm architectures (no γ⁻¹ kernel)",
-        models=_models("layernorm"),
+        models=random_init_models("layernorm"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.init_absent_rms",
-        statement=f"Every RMSNorm architecture of the registry ({len(_models('rmsnorm'))}: "
-        f"SmolLM2, Qwen2.5, Qwen3, Gemma, TinyLlama, Mistral …) {_INIT}: the bottom direction "
+        statement=f"Every RMSNorm architecture of the registry "
+        f"({len(random_init_models('rmsnorm'))}: "
+        f"SmolLM2, Qwen2.5, Qwen3, Gemma, TinyLlama, Mistral …) {INIT}: the bottom direction "
         "is unrelated to γ⁻¹ (|cos| at the level of a random direction).",
         paper_value="kernel absent, 5/5 RMSNorm models (abstract)",
         provenance=("abstract",),
@@ -143,13 +145,13 @@ CLAIMS = (
         control_method="the same test on the trained RMSNorm checkpoints (SmolLM2-135M-Instruct, "
         "Gemma-3-270M), whose heterogeneous γ lets the bottom direction lean towards γ⁻¹ "
         "without any kernel (Gemma: |cos| 0.85)",
-        models=_models("rmsnorm"),
+        models=random_init_models("rmsnorm"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.rms_mean_cos",
-        statement=f"The RMSNorm architectures' mean |cos| {_INIT} is the random-direction "
+        statement=f"The RMSNorm architectures' mean |cos| {INIT} is the random-direction "
         "null's mean for their widths.",
         paper_value="mean |cos| ≈ 0.015 for the paper's 5 RMSNorm models (secondary)",
         provenance=("secondary", "reconstruction"),
@@ -162,9 +164,9 @@ CLAIMS = (
         control=_rms_mean_cos_control,
         control_method="the same comparison on the trained RMSNorm checkpoints (SmolLM2-135M-"
         "Instruct, Gemma-3-270M): a trained γ moves |cos| off the null without a kernel",
-        models=_models("rmsnorm"),
+        models=random_init_models("rmsnorm"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.theory.null_classifier.random_direction_null",),
     ),
 )

@@ -6,7 +6,11 @@ Whisper-base's encoder and decoder, and the paper's checkpoints that need the hu
 from __future__ import annotations
 
 from companion.chapters.dead_directions.at_scale import CHAPTER
-from companion.chapters.dead_directions.at_scale.claims._common import _COMMON, _source, _whisper
+from companion.chapters.dead_directions.at_scale.claims._common import (
+    COMMON,
+    records_source,
+    whisper_claim_records,
+)
 from companion.chapters.dead_directions.at_scale.records import (
     WHISPER,
     min_step,
@@ -50,7 +54,7 @@ def _classifier_paper(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _sigma_min_whisper(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full)
+    use, on = whisper_claim_records(scale, full)
     worst = {r["model"]: min_step(r) for r in use.values()}
     down = [m for m, (_, s, se) in worst.items() if not s >= 1 - 4 * se]
     return Measurement(
@@ -60,13 +64,13 @@ def _sigma_min_whisper(scale: str = "cpu", full: bool = False) -> Measurement:
         "(uncentred, float64, position 0 excluded; jackknife SE over 4 folds of the clips): "
         + ", ".join(f"{m} {s:.3f} ± {se:.3f} at block {b}" for m, (b, s, se) in worst.items()),
         reason="" if not down else f"a step below 1 − 4 SE in {', '.join(down)}",
-        source=_source(list(use.values()), scale),
+        source=records_source(list(use.values()), scale),
         measured_on=on,
     )
 
 
 def _sigma_min_whisper_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full, kinds=("random-full",))
+    use, on = whisper_claim_records(scale, full, kinds=("random-full",))
     worst = {r["model"]: min_step(r) for r in use.values()}
     down = [m for m, (_, s, se) in worst.items() if not s >= 1 - 4 * se]
     return Measurement(
@@ -80,7 +84,7 @@ def _sigma_min_whisper_control(scale: str = "cpu", full: bool = False) -> Measur
 
 
 def _classifier_whisper(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full, kinds=("trained", "random-full", "random"))
+    use, on = whisper_claim_records(scale, full, kinds=("trained", "random-full", "random"))
     said = {k: verdict(r) for k, r in use.items()}
     wrong = [k for k in use if said[k] != "layernorm"]
     return Measurement(
@@ -90,13 +94,13 @@ def _classifier_whisper(scale: str = "cpu", full: bool = False) -> Measurement:
         "rounding floor, recomputed from the records' statistics) on "
         + ", ".join(f"{k}: {said[k]} (ρ {r['diag_rayleigh']:.1e})" for k, r in use.items()),
         reason="" if not wrong else "misclassified: " + ", ".join(wrong),
-        source=_source(list(use.values()), scale),
+        source=records_source(list(use.values()), scale),
         measured_on=on,
     )
 
 
 def _classifier_whisper_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    use, on = _whisper(scale, full, kinds=("trained", "random-full", "random"))
+    use, on = whisper_claim_records(scale, full, kinds=("trained", "random-full", "random"))
     swaps = {k: r["controls"]["norm_swap"] for k, r in use.items() if "norm_swap" in r["controls"]}
     said = {k: verdict(use[k], stats=s) for k, s in swaps.items()}
     fooled = [k for k in swaps if said[k] == "layernorm"]
@@ -129,7 +133,7 @@ CLAIMS = (
         "speech; SE of each step by a delete-one-fold jackknife over 4 folds of the clips",
         tolerance="every step σ_min(X_ℓ)/σ_min(X_ℓ₋₁) ≥ 1 − 4 SE on both stacks",
         measure=_sigma_min_whisper,
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.sigma_min_split",
@@ -147,7 +151,7 @@ CLAIMS = (
         "is the block-to-block test on a residual stream with a cancelling branch added",
         models=("gemma4-31b",),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.classifier_whisper",
@@ -164,7 +168,7 @@ CLAIMS = (
         "their random-init twins at 6 and 2 blocks",
         tolerance="every verdict layernorm",
         measure=_classifier_whisper,
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.theory.null_classifier.norm_verdict",
             "companion.theory.null_classifier.dead_share",
@@ -186,7 +190,7 @@ CLAIMS = (
         control_none="not run here (planned control: a shuffled γ at one step)",
         models=("pythia-1b",),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.trained_vision",
@@ -203,7 +207,7 @@ CLAIMS = (
         control_none="not run here (planned control: the same test with an RMSNorm swapped in)",
         models=("vit-base", "dinov2-small"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.classifier_paper",

@@ -7,26 +7,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.chapters.dead_directions.at_scale import SIZES
 from companion.chapters.dead_directions.at_scale.claims._common import (
-    _COMMON,
-    _INIT,
-    _TRAINED,
-    _claim_records,
-    _models,
-    _present,
-    _source,
-    _whisper,
+    COMMON,
+    INIT,
+    TRAINED,
+    claim_records,
+    present_records,
+    random_init_models,
+    records_source,
+    whisper_claim_records,
 )
 from companion.chapters.dead_directions.at_scale.records import (
     WHISPER,
     sigma_steps,
 )
+from companion.chapters.dead_directions.at_scale.sizes import SIZES
 from companion.claims import Claim, Measurement, NotRun
 
 
 def _sigma_min_models(scale: str = "cpu", full: bool = False) -> Measurement:
-    recs, on = _claim_records(scale, full, kinds=("trained",), models=_SIGMA_MODELS)
+    recs, on = claim_records(scale, full, kinds=("trained",), models=_SIGMA_MODELS)
     use = [r for r in recs if not r["profile_degenerate"]]
     skipped = [r["model"] for r in recs if r["profile_degenerate"]]
     if not use:
@@ -61,7 +61,7 @@ def _sigma_min_models(scale: str = "cpu", full: bool = False) -> Measurement:
         + (f"; post-LN (degenerate profile, excluded): {', '.join(skipped)}" if skipped else "")
         + ". A step counts as a decline below 1 − 4 jackknife SE where the record holds the "
         f"step SEs, otherwise only below ×{_DECLINE}",
-        source=_source(use, scale),
+        source=records_source(use, scale),
         measured_on=on,
     )  # fmt: skip
 
@@ -76,8 +76,8 @@ _DECLINE = 0.9
 
 
 def _pairs(scale: str, full: bool, norm: str | None = "layernorm"):
-    recs, on = _claim_records(scale, full, kinds=("trained", "random-full"))
-    have = _present(recs)
+    recs, on = claim_records(scale, full, kinds=("trained", "random-full"))
+    have = present_records(recs)
     out = []
     for m in SIZES[scale].engine.models:
         rt, ri = have.get(f"{m} (trained)"), have.get(f"{m} (random init, full depth)")
@@ -91,7 +91,7 @@ def _deepening_pairs(scale: str, full: bool) -> tuple[list, list, dict]:
     trained models with a full-depth random init, and Whisper-base's two stacks."""
     pairs, recs, on = _pairs(scale, full)
     try:
-        use, _ = _whisper(scale, full, kinds=("trained", "random-full"))
+        use, _ = whisper_claim_records(scale, full, kinds=("trained", "random-full"))
     except NotRun:
         use = {}
     for m in WHISPER:
@@ -150,7 +150,7 @@ def _trained_deepening(scale: str = "cpu", full: bool = False) -> Measurement:
         reason=reason,
         detail="; ".join(parts) + ". The Rayleigh ratio v*ᵀCv*/λ_max is not γ-invariant (the "
         "1/‖γ⁻¹‖² confound of dead γ coordinates): " + "; ".join(ray),
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )  # fmt: skip
 
@@ -158,7 +158,7 @@ def _trained_deepening(scale: str = "cpu", full: bool = False) -> Measurement:
 def _schur(scale: str, full: bool, kind: str) -> Measurement:
     from companion.theory.schur_ratio import mp_baseline
 
-    recs, on = _claim_records(scale, full, kinds=(kind,))
+    recs, on = claim_records(scale, full, kinds=(kind,))
     dg = {r["model"]: 1 - r["schur_ratio"] for r in recs}
     mp = {r["model"]: 1 - mp_baseline(r["d"], r["n_tokens"]) for r in recs}
     lo, hi = min(dg.values()), max(dg.values())
@@ -190,7 +190,7 @@ def _schur(scale: str, full: bool, kind: str) -> Measurement:
         detail=("random-init" if kind == "random" else "trained") + " records: Δγ = 1 − R(v*) "
         "(our reconstruction of the Schur ratio, on the pre-final-norm residual stream) "
         + ", ".join(f"{m} {v:.3f}" for m, v in dg.items()),
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -230,7 +230,7 @@ def _further(scale: str = "cpu", full: bool = False) -> Measurement:
         "γ-invariant (the confound of shirodkar.trained_deepening), so this read cannot carry the "
         "claim without a pasted-γ control",
         detail="; ".join(parts),
-        source=_source(recs, scale),
+        source=records_source(recs, scale),
         measured_on=on,
     )
 
@@ -253,7 +253,7 @@ CLAIMS = (
         "cancelling one (shirodkar.sigma_min_residual)",
         models=_SIGMA_MODELS,
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
     Claim(
         id="shirodkar.trained_deepening",
@@ -271,13 +271,13 @@ CLAIMS = (
         "it guards against is measured in the entry (the Rayleigh ratio)",
         models=("minilm-l6", *WHISPER),
         evidence="model",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.theory.null_classifier.precision_floor",),
     ),
     Claim(
         id="shirodkar.schur_init",
         statement=f"Under our reconstruction of the Schur ratio, Δγ = 1 − R(v*) on the "
-        f"pre-final-norm residual stream of every architecture {_INIT} is small (0–0.3).",
+        f"pre-final-norm residual stream of every architecture {INIT} is small (0–0.3).",
         paper_value="Δγ ≈ 0–0.3 at random init (secondary summaries; formula not available)",
         provenance=("secondary", "reconstruction"),
         method="R(v*) = 1/(Σ_vv (Σ⁻¹)_vv) from the records' pre-norm covariance",
@@ -285,14 +285,14 @@ CLAIMS = (
         measure=_schur_init,
         control_none="at CPU scale the claim deviates: our reading gives high Δγ for every "
         "direction of these streams, so a control cannot separate it from the claim",
-        models=_models(),
+        models=random_init_models(),
         evidence="model",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.theory.schur_ratio.mp_baseline",),
     ),
     Claim(
         id="shirodkar.schur_trained",
-        statement=f"Under our reconstruction, Δγ → 1 on the trained {_TRAINED}, well above the "
+        statement=f"Under our reconstruction, Δγ → 1 on the trained {TRAINED}, well above the "
         "same architectures at random init (full depth).",
         paper_value="Δγ → 1 on trained checkpoints (secondary summaries)",
         provenance=("secondary", "reconstruction"),
@@ -302,12 +302,12 @@ CLAIMS = (
         control_none="at CPU scale the claim deviates (no init→trained gap)",
         models=("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.theory.schur_ratio.mp_baseline",),
     ),
     Claim(
         id="shirodkar.further_dead_directions",
-        statement=f"Training opens further dead directions: on the trained {_TRAINED} the "
+        statement=f"Training opens further dead directions: on the trained {TRAINED} the "
         "smallest eigenvalue outside the γ⁻¹ kernel, over λ_max, is smaller than at random init "
         "(full depth).",
         paper_value="'further dead directions open' after training (abstract)",
@@ -319,6 +319,6 @@ CLAIMS = (
         "control it needs (a random-init model with the trained γ pasted in) is not in the records",
         models=("minilm-l6", "smollm2-135m", "gemma3-270m"),
         evidence="model",
-        **_COMMON,
+        **COMMON,
     ),
 )

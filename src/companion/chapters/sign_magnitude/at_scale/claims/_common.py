@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.at_scale import CHAPTER, SIZES
+from companion.chapters.sign_magnitude.at_scale import CHAPTER
+from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
 from companion.stats import MCEstimate
 
 #: Exp D's six conditions (pool, kind) at the disjoint calibration.
@@ -55,7 +56,7 @@ def _expected(experiment: str, scale: str) -> list[str] | None:
     return None
 
 
-def _claim_summary(experiment: str, scale: str, full: bool) -> tuple[dict, str, dict]:
+def claim_summary(experiment: str, scale: str, full: bool) -> tuple[dict, str, dict]:
     """The summary a claim reads, its source and ``measured_on``. NotRun unless every
     expected record is present (with ``full``: the missing ones are run first)."""
     from companion.claims import complete, measured_on_records
@@ -95,7 +96,7 @@ def _claim_summary(experiment: str, scale: str, full: bool) -> tuple[dict, str, 
     return s, f"{file}; `{cmd}`", on
 
 
-def _who(s: dict) -> str:
+def who(s: dict) -> str:
     from companion.claims import display_name
 
     m = s.get("meta", {})
@@ -105,14 +106,12 @@ def _who(s: dict) -> str:
     )
 
 
-def _mean_se(x) -> MCEstimate:
+def mean_se(x) -> MCEstimate:
     x = np.asarray(x, dtype=float)
     return MCEstimate(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)), int(x.size))
 
 
-_COMMON = dict(
-    paper="dong", chapter=CHAPTER, heavy=True, evidence="model", models=("smollm2-135m",)
-)
+COMMON = dict(paper="dong", chapter=CHAPTER, heavy=True, evidence="model", models=("smollm2-135m",))
 
 
-_SMOL = "SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised to float32)"
+SMOL = "SmolLM2-135M-Instruct (Q4_1 GGUF, dequantised to float32)"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.sign_magnitude.at_scale.claims._common import (
-    _COMMON,
-    _SMOL,
-    _claim_summary,
-    _who,
+    COMMON,
+    SMOL,
+    claim_summary,
+    who,
 )
 from companion.claims import Claim, Measurement
 
@@ -27,7 +27,7 @@ def _alpha_arrays(s):
 def _alpha(scale: str = "cpu", full: bool = False, shuffle: bool = False) -> Measurement:
     from companion.llm import sign_flips as sf
 
-    s, src, on = _claim_summary("alpha", scale, full)
+    s, src, on = claim_summary("alpha", scale, full)
     a, e, c2, mask = _alpha_arrays(s)
     a2 = a**2
     if shuffle:
@@ -38,7 +38,7 @@ def _alpha(scale: str = "cpu", full: bool = False, shuffle: bool = False) -> Mea
     # a rank correlation needs two columns in the group (a smoke-scale layer may have one outlier)
     within = [sf.spearman(a2[m], e[m]) if m.sum() >= 2 else float("nan") for m in (~mask, mask)]
     detail = (
-        f"{_who(s)} {s['layer']} ({s['tokens']} tokens): Spearman(α², exact single-flip "
+        f"{who(s)} {s['layer']} ({s['tokens']} tokens): Spearman(α², exact single-flip "
         f"energy) {val:.3f}"
         + (" with α² shuffled over columns" if shuffle else "")
         + f"; Spearman with α²‖W[:,j]‖² {sf.spearman(a**2 * c2, e):.3f}. Paper (TinyLlama "
@@ -66,7 +66,7 @@ def _alpha_control(scale: str = "cpu", full: bool = False) -> Measurement:
 def _columns(scale: str = "cpu", full: bool = False, permute: bool = False) -> Measurement:
     from companion.llm import sign_flips as sf
 
-    s, src, on = _claim_summary("columns", scale, full)
+    s, src, on = claim_summary("columns", scale, full)
     rows = s["rows"]
     a2 = np.array([r["alpha"] ** 2 for r in rows])
     d = np.array([r["dnll"] for r in rows])
@@ -91,7 +91,7 @@ def _columns(scale: str = "cpu", full: bool = False, permute: bool = False) -> M
         value=round(val, 3),
         agrees=ok,
         reason="; ".join(reasons),
-        detail=f"{_who(s)}, {s['columns']} whole columns of {rows[0]['layer']} log-spaced in α "
+        detail=f"{who(s)}, {s['columns']} whole columns of {rows[0]['layer']} log-spaced in α "
         f"(paper 20): Spearman(α², ΔNLL) {val:.3f}"
         + (" with α permuted" if permute else f" (permutation p = {pval:.4f})")
         + f", log–log slope {s['loglog_slope']:.2f}, {s['negative']} columns with ΔNLL ≤ 0. "
@@ -109,7 +109,7 @@ def _columns_control(scale: str = "cpu", full: bool = False) -> Measurement:
 CLAIMS = (
     Claim(
         id="dong.real.alpha_energy_spearman",
-        statement=f"On {_SMOL} at CPU scale (the q_proj at depth 12/22), the single-flip output "
+        statement=f"On {SMOL} at CPU scale (the q_proj at depth 12/22), the single-flip output "
         "energy of an input column ranks with its α² (Exp F).",
         paper_value="Spearman 0.955 (TinyLlama layer 12 q_proj)",
         method="Exp F: α_j² = E[x_j²]/E‖x‖² and the exact energy 4‖W[:,j]‖²/m·E[x_j²]; Spearman "
@@ -119,7 +119,7 @@ CLAIMS = (
         measure=_alpha,
         control=_alpha_control,
         control_method="α² shuffled over the columns",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.llm.sign_flips.activations.spearman",
@@ -127,7 +127,7 @@ CLAIMS = (
     ),
     Claim(
         id="dong.real.column_flip_spearman",
-        statement=f"On {_SMOL} at CPU scale (12 whole columns of the q_proj at depth 12/22), "
+        statement=f"On {SMOL} at CPU scale (12 whole columns of the q_proj at depth 12/22), "
         "flipping a whole input column raises NLL in rank order of its α² (Exp G).",
         paper_value="Spearman 0.927, log–log slope 0.78 (TinyLlama, 20 columns)",
         method="Exp G: columns log-spaced in α, each flipped whole; Spearman(α², ΔNLL) and how "
@@ -137,7 +137,7 @@ CLAIMS = (
         measure=_columns,
         control=_columns_control,
         control_method="α permuted over the columns (the permutation p-value is in the entry)",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.llm.sign_flips.activations.spearman",

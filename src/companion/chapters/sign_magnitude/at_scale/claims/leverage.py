@@ -7,22 +7,22 @@ import math
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.at_scale import SIZES
 from companion.chapters.sign_magnitude.at_scale.claims._common import (
-    _COMMON,
-    _SMOL,
-    _claim_summary,
-    _mean_se,
-    _who,
+    COMMON,
+    SMOL,
+    claim_summary,
+    mean_se,
+    who,
 )
-from companion.chapters.sign_magnitude.at_scale.records import _records
+from companion.chapters.sign_magnitude.at_scale.records import model_records
+from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
 from companion.claims import Claim, Measurement, decide
 from companion.stats import MCEstimate, ratio_estimate
 
 
 def _pooled(scale: str, full: bool, p: float):
     """Seed-pooled ratio of mean ΔNLLs (outlier / non) at fraction p, per-window SE."""
-    recs = _records("leverage", SIZES[scale].model, scale)
+    recs = model_records("leverage", SIZES[scale].model, scale)
     sel = {
         pool: [r for r in recs if r["key"].startswith(f"leverage|disjoint|p={p:g}|{pool}|")]
         for pool in ("outlier", "non")
@@ -41,7 +41,7 @@ def _pooled(scale: str, full: bool, p: float):
 def _seed_ratio(scale: str, p: float) -> tuple[MCEstimate, list]:
     """Seed-level ratio of ΔNLLs (outlier / non) at fraction p: the ratio of the seeds' sums
     with its delta-method SE over seeds, and the per-seed non-outlier ΔNLLs."""
-    recs = _records("leverage", SIZES[scale].model, scale)
+    recs = model_records("leverage", SIZES[scale].model, scale)
     by = {r["key"]: r for r in recs}
     seeds = range(SIZES[scale].claim_seeds)
     o, n = ([by[f"leverage|disjoint|p={p:g}|{pool}|seed={s}"]["dnll"] for s in seeds]
@@ -50,7 +50,7 @@ def _seed_ratio(scale: str, p: float) -> tuple[MCEstimate, list]:
 
 
 def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
-    s, src, on = _claim_summary("leverage", scale, full)
+    s, src, on = claim_summary("leverage", scale, full)
     pred = s.get("prediction", {}).get("n_E_alpha2_outlier", float("nan"))
     lin = [p for p in SIZES[scale].setup.leverage_ps if 0.0005 <= p <= 0.005]
     parts, ds = [], {}
@@ -91,7 +91,7 @@ def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
         agrees=not deviate,
         unresolved=not deviate and bool(open_),
         reason=reason,
-        detail=f"{_who(s)}, {n_seeds} seeds per p (paper 10), count-matched flips; seed-level "
+        detail=f"{who(s)}, {n_seeds} seeds per p (paper 10), count-matched flips; seed-level "
         "ratio of summed ΔNLLs with its delta-method SE over seeds; value shown: p = 0.1%. "
         + "; ".join(parts)
         + ". Paper (TinyLlama-1.1B): ≈ 10× ≈ n·E[α²] (medians 10.4 / 8.65 / 9.48 at 0.5 / 0.1 "
@@ -102,9 +102,9 @@ def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
 
 
 def _nonlinear(scale: str, full: bool, low: float) -> Measurement:
-    s, src, on = _claim_summary("leverage", scale, full)
+    s, src, on = claim_summary("leverage", scale, full)
     rows = {r["p"]: r for r in s["rows"]}
-    hi = _mean_se(rows[0.05]["nll_levs"])
+    hi = mean_se(rows[0.05]["nll_levs"])
     lo, *_ = _pooled(scale, full, low)
     z = (hi.value - lo.value) / math.hypot(hi.stderr, lo.stderr)
     ok = z > 4
@@ -116,7 +116,7 @@ def _nonlinear(scale: str, full: bool, low: float) -> Measurement:
         if ok
         else f"the leverage at 5% ({hi:.1f}) does not exceed the one at "
         f"{100 * low:g}% ({lo:.1f}) by 4 SE (z = {z:+.1f})",
-        detail=f"{_who(s)}: NLL leverage at 5% of the outlier pool {hi:.1f} (per seed "
+        detail=f"{who(s)}: NLL leverage at 5% of the outlier pool {hi:.1f} (per seed "
         + ", ".join(f"{x:.1f}" for x in rows[0.05]["nll_levs"])
         + f"; PPL leverage median {rows[0.05]['ppl_lev']['median']:.3g}) against the linear "
         f"regime at {100 * low:g}% {lo:.1f} (seed-pooled; z = {z:+.1f}). Paper (TinyLlama): "
@@ -132,7 +132,7 @@ def _leverage_nonlinear(scale: str = "cpu", full: bool = False) -> Measurement:
 
 def _leverage_nonlinear_control(scale: str = "cpu", full: bool = False) -> Measurement:
     m = _nonlinear(scale, full, 0.001)
-    s, *_ = _claim_summary("leverage", scale, full)
+    s, *_ = claim_summary("leverage", scale, full)
     rows = {r["p"]: r for r in s["rows"]}
     a, b = _pooled(scale, full, 0.0005)[0], _pooled(scale, full, 0.001)[0]
     z = (a.value - b.value) / math.hypot(a.stderr, b.stderr)
@@ -150,7 +150,7 @@ def _leverage_nonlinear_control(scale: str = "cpu", full: bool = False) -> Measu
 CLAIMS = (
     Claim(
         id="dong.real.count_matched_leverage",
-        statement=f"On {_SMOL} at CPU scale, with equal numbers of flips, outlier-column flips "
+        statement=f"On {SMOL} at CPU scale, with equal numbers of flips, outlier-column flips "
         "raise NLL about n·E[α²] (9.1 here, from the measured α) times more than non-outlier "
         "flips in the linear-response regime (p = 0.05–0.5% of the outlier pool).",
         paper_value="≈ 10× ≈ n·E[α²] at p ≤ 0.5% (TinyLlama-1.1B; medians 10.4 / 8.65 / 9.48)",
@@ -163,7 +163,7 @@ CLAIMS = (
         control_none="at CPU scale (5 seeds) the claim is unresolved: within 4 SE of both "
         "n·E[α²] and 1; its control (the same ratio between two random pools of equal size) "
         "needs the longer run that would resolve it",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.stats.ratio_estimate",
@@ -172,7 +172,7 @@ CLAIMS = (
     ),
     Claim(
         id="dong.real.leverage_nonlinear",
-        statement=f"On {_SMOL} at CPU scale, at 5% of the outlier pool the count-matched NLL "
+        statement=f"On {SMOL} at CPU scale, at 5% of the outlier pool the count-matched NLL "
         "leverage is far above its linear-regime value: the response is nonlinear (TinyLlama: "
         "41× against ≈ 10×).",
         paper_value="NLL leverage median 41.3, PPL 89.8 at p = 5% (TinyLlama-1.1B, Exp E)",
@@ -182,7 +182,7 @@ CLAIMS = (
         measure=_leverage_nonlinear,
         control=_leverage_nonlinear_control,
         control_method="the same comparison between two linear-regime fractions (0.05% and 0.1%)",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
 )

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from companion.chapters.sign_magnitude.at_scale import CHAPTER
-from companion.chapters.sign_magnitude.at_scale.claims.table1 import _cos2
-from companion.chapters.sign_magnitude.at_scale.records import _records, _summary
+from companion.chapters.sign_magnitude.at_scale.claims.table1 import cos2
+from companion.chapters.sign_magnitude.at_scale.records import model_records, model_summary
 from companion.claims import Claim, Measurement, NotRun
 
 
@@ -30,12 +30,12 @@ def _table1_whisper(scale: str = "cpu", full: bool = False) -> Measurement:
     two = 2 / math.pi
     sums, recs = {}, []
     for model in _WHISPER_T1:
-        s = _summary("table1", model, "cpu")
+        s = model_summary("table1", model, "cpu")
         if s is None:
             cmd = sf.command_line("table1", model, "cpu")
             raise NotRun(f"needs {model}'s Table 1 records (`{cmd}`)", command=cmd)
         sums[model] = s
-        recs += _records("table1", model, "cpu")
+        recs += model_records("table1", model, "cpu")
     out = {m: (s["rel_dev_row"], s["rel_dev_vec"]) for m, s in sums.items()}
     bad = [m for m, (r, v) in out.items() if r >= 0.05 or v >= 0.05]
     parts = [
@@ -87,7 +87,7 @@ def _table1_models(scale: str = "cpu", full: bool = False) -> Measurement:
         if why:
             bad[k] = why
     try:  # the committed CPU-scale records (never a model run from here)
-        ours = _cos2("cpu", False)
+        ours = cos2("cpu", False)
         mine = f"; ours on SmolLM2-135M: row cos² {ours.value} (dong.real.cos2_table1)"
     except NotRun:
         mine = ""

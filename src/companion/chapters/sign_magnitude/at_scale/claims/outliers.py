@@ -9,15 +9,15 @@ import math
 
 import numpy as np
 
-from companion.chapters.sign_magnitude.at_scale import SIZES
 from companion.chapters.sign_magnitude.at_scale.claims._common import (
-    _COMMON,
-    _SMOL,
-    _claim_summary,
-    _mean_se,
-    _who,
+    COMMON,
+    SMOL,
+    claim_summary,
+    mean_se,
+    who,
 )
-from companion.chapters.sign_magnitude.at_scale.records import _records
+from companion.chapters.sign_magnitude.at_scale.records import model_records
+from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
 from companion.claims import Claim, Measurement, decide
 
 #: ln V of the model's vocabulary: an NLL above it is worse than guessing uniformly.
@@ -25,8 +25,8 @@ _LN_V = {"smollm2-135m": math.log(49152), "tinyllama-1.1b": math.log(32000)}
 
 
 def _outlier_numbers(scale, full):
-    s, src, on = _claim_summary("outlier", scale, full)
-    recs = {r["key"]: r for r in _records("outlier", SIZES[scale].model, scale)}
+    s, src, on = claim_summary("outlier", scale, full)
+    recs = {r["key"]: r for r in model_records("outlier", SIZES[scale].model, scale)}
     p = SIZES[scale].setup.outlier_p
     seeds = range(SIZES[scale].claim_seeds)
 
@@ -50,10 +50,10 @@ def _outlier_ratio(scale: str, full: bool, kind: str) -> Measurement:
     lnv = _LN_V.get(model, float("inf"))
     ratios = [get("outlier", kind, sd)["dnll"] / get("non", kind, sd)["dnll"] for sd in seeds]
     nll_out = [get("outlier", kind, sd)["nll"] for sd in seeds]
-    est = _mean_se(ratios)
+    est = mean_se(ratios)
     alt = _NO_OUTLIER.get(kind)
     if alt is None:
-        alt = _mean_se(_random_ratios(scale, full, kind)[0]).value
+        alt = mean_se(_random_ratios(scale, full, kind)[0]).value
     d = decide(est, 5.0, alternative=alt)
     what = "the author's ×4.8 rescaled flips" if kind == "scaled_flip" else "pure flips"
     resc = np.median([get("outlier", kind, sd)["rescale"] for sd in seeds])
@@ -74,7 +74,7 @@ def _outlier_ratio(scale: str, full: bool, kind: str) -> Measurement:
         agrees=d["agrees"],
         unresolved=d["unresolved"],
         reason=reason,
-        detail=f"{_who(s)}, p = 5%, {len(ratios)} seeds, calibration disjoint from evaluation, "
+        detail=f"{who(s)}, p = 5%, {len(ratios)} seeds, calibration disjoint from evaluation, "
         f"{what} (median rescale ×{resc:.2f}): ΔNLL ratio outlier/non per seed "
         + ", ".join(f"{r:.2f}" for r in ratios)
         + f" (mean {est:.2f}, z = {d['z']:+.1f} from 5.0, {d['z_alt']:+.1f} from {alt:.2f}); "
@@ -113,7 +113,7 @@ def _saturation(scale: str = "cpu", full: bool = False, pool: str = "outlier") -
         else f"{above} of {len(nll)} {pool}-pool evaluations are above ln V = {lnv:.2f} nats "
         f"(NLL {min(nll):.1f}–{max(nll):.1f}): the model is worse than guessing, so the ΔNLL "
         f"ratio is one of two saturated losses, not a sensitivity; {author}",
-        detail=f"{_who(s)}, p = 5%, the author's rescaled flips, {pool} pool: NLL per seed "
+        detail=f"{who(s)}, p = 5%, the author's rescaled flips, {pool} pool: NLL per seed "
         + ", ".join(f"{x:.2f}" for x in nll)
         + f" against ln V = {lnv:.2f}; {author}",
         source=src,
@@ -122,13 +122,13 @@ def _saturation(scale: str = "cpu", full: bool = False, pool: str = "outlier") -
 
 
 def _random_ratios(scale: str, full: bool, kind: str) -> tuple[list, dict]:
-    s, _, on = _claim_summary("outlier-random", scale, full)
+    s, _, on = claim_summary("outlier-random", scale, full)
     return s["conditions"][kind]["nll_ratios"], on
 
 
 def _outlier_control(scale: str, full: bool, kind: str) -> Measurement:
     ratios, on = _random_ratios(scale, full, kind)
-    est = _mean_se(ratios)
+    est = mean_se(ratios)
     return Measurement(
         value=est.value,
         stderr=est.stderr,
@@ -159,10 +159,10 @@ def _outlier_flips_control(scale: str = "cpu", full: bool = False) -> Measuremen
 
 def _vs_random(scale: str, full: bool, swap: bool) -> Measurement:
     s, src, on, get, seeds = _outlier_numbers(scale, full)
-    out = _mean_se(
+    out = mean_se(
         [get("outlier", "flip", sd)["dnll"] / get("non", "flip", sd)["dnll"] for sd in seeds]
     )
-    rand = _mean_se(_random_ratios(scale, full, "flip")[0])
+    rand = mean_se(_random_ratios(scale, full, "flip")[0])
     a, b = (rand, out) if swap else (out, rand)
     z = (a.value - b.value) / math.hypot(a.stderr, b.stderr)
     ok = z > 4
@@ -175,7 +175,7 @@ def _vs_random(scale: str, full: bool, swap: bool) -> Measurement:
         if ok
         else f"the {'random' if swap else 'outlier'}-pool ratio does not exceed "
         f"the other by 4 SE (z = {z:+.1f})",
-        detail=f"{_who(s)}, p = 5%, pure flips: ratio ΔNLL(pool)/ΔNLL(rest) with the outlier "
+        detail=f"{who(s)}, p = 5%, pure flips: ratio ΔNLL(pool)/ΔNLL(rest) with the outlier "
         f"columns {out:.2f} against a random 5% of columns {rand:.3f} (z = {z:+.1f}); flipping "
         f"5% of the outlier columns' entries costs {min(cost_o):.1f}–{max(cost_o):.1f} nats",
         source=src,
@@ -190,10 +190,10 @@ def _outlier_vs_random(scale: str = "cpu", full: bool = False) -> Measurement:
 def _outlier_vs_random_control(scale: str = "cpu", full: bool = False) -> Measurement:
     """The same test on a random 5% of columns: does their ratio exceed what their share of
     the flips predicts (5 : 95, no column more sensitive than another) by 4 SE?"""
-    rand = _mean_se(_random_ratios(scale, full, "flip")[0])
+    rand = mean_se(_random_ratios(scale, full, "flip")[0])
     share = 5 / 95
     z = (rand.value - share) / rand.stderr
-    _, _, on = _claim_summary("outlier-random", scale, full)
+    _, _, on = claim_summary("outlier-random", scale, full)
     return Measurement(
         value=rand.value,
         stderr=rand.stderr,
@@ -224,7 +224,7 @@ def _no_positive_ppl_ratio(s, src, on, get, seeds, resc) -> Measurement:
         reason=f"{len(bad)} of {len(ratios)} seeds' ΔPPL ratios are not positive (rescaled "
         f"flips at p = 5%: {per_seed}): a pool's flips lowered perplexity, so the ratio is no "
         "sensitivity ratio and its log10, the claim's scale, is undefined",
-        detail=f"{_who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
+        detail=f"{who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
         + ", ".join(f"{x:.3g}" for x in ratios)
         + " (value: the median)",
         source=src,
@@ -241,8 +241,8 @@ def _ppl_ratio(scale: str = "cpu", full: bool = False) -> Measurement:
     if min(resc["ppl_ratios"]) <= 0:  # a pool's flips lowered PPL: no log, no sensitivity
         return _no_positive_ppl_ratio(s, src, on, get, seeds, resc)
     logs = [math.log10(x) for x in resc["ppl_ratios"]]
-    est = _mean_se(logs)
-    nll_ratio = _mean_se(
+    est = mean_se(logs)
+    nll_ratio = mean_se(
         [get("outlier", "scaled_flip", sd)["dnll"] / get("non", "scaled_flip", sd)["dnll"]
          for sd in seeds]
     )  # fmt: skip
@@ -272,7 +272,7 @@ def _ppl_ratio(scale: str = "cpu", full: bool = False) -> Measurement:
         agrees=d["agrees"],
         unresolved=d["unresolved"],
         reason=reason,
-        detail=f"{_who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
+        detail=f"{who(s)}, p = 5%: ΔPPL ratio outlier/non, rescaled flips "
         + ", ".join(f"{x:.2g}" for x in resc["ppl_ratios"])
         + f" (value: the median); pure flips median {pure['ppl_ratio']['median']:.2f} against a "
         f"ΔNLL ratio of {pure['nll_ratio']['median']:.2f}: the exponential of a loss difference "
@@ -294,7 +294,7 @@ _RANDOM_COLS = (
 CLAIMS = (
     Claim(
         id="dong.real.outlier_nll_ratio_rescaled",
-        statement=f"On {_SMOL} at CPU scale, 5% flips in the top-5% activation (outlier) input "
+        statement=f"On {SMOL} at CPU scale, 5% flips in the top-5% activation (outlier) input "
         "columns, rescaled as in the author's Exp D to the all-entry flip norm (×4.8, no longer "
         "pure flips), raise NLL 5× more than the same in the other columns.",
         paper_value="5.0× (TinyLlama-1.1B, p = 5%, median of 5 seeds 4.97)",
@@ -306,7 +306,7 @@ CLAIMS = (
         measure=_outlier_rescaled,
         control=_outlier_rescaled_control,
         control_method=_RANDOM_COLS,
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.claims.decide",
@@ -314,7 +314,7 @@ CLAIMS = (
     ),
     Claim(
         id="dong.real.outlier_saturation",
-        statement=f"On {_SMOL} at CPU scale, Exp D's rescaled outlier-column flips at p = 5% "
+        statement=f"On {SMOL} at CPU scale, Exp D's rescaled outlier-column flips at p = 5% "
         "leave the model better than uniform guessing (NLL below ln V), so the ΔNLL ratio "
         "outlier/non reads as a sensitivity (the premise of the abstract's 5.0×).",
         paper_value="implied by the 5.0× reading; the author's stored outlier PPL 21,004–227,883 "
@@ -325,12 +325,12 @@ CLAIMS = (
         measure=_saturation,
         control_none="a count against ln V, with no estimate to perturb; the non-outlier "
         "evaluations of the same runs (NLL ≈ 3.5) are the case where it holds",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
     Claim(
         id="dong.real.outlier_nll_ratio_flips",
-        statement=f"On {_SMOL} at CPU scale, pure sign flips at 5% in the outlier columns raise "
+        statement=f"On {SMOL} at CPU scale, pure sign flips at 5% in the outlier columns raise "
         "NLL about 5× more than pure flips at 5% in the other columns.",
         paper_value="5.0× (TinyLlama-1.1B; the author's variant is rescaled, see above)",
         method="Exp D with pure flips, 5 seeds, calibration disjoint from evaluation",
@@ -340,12 +340,12 @@ CLAIMS = (
         measure=_outlier_flips,
         control=_outlier_flips_control,
         control_method=_RANDOM_COLS,
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
     Claim(
         id="dong.real.outlier_vs_random_columns",
-        statement=f"On {_SMOL} at CPU scale, the outlier columns carry the sensitivity: the "
+        statement=f"On {SMOL} at CPU scale, the outlier columns carry the sensitivity: the "
         "pure-flip ratio ΔNLL(outlier 5%)/ΔNLL(rest) exceeds the same ratio for a random 5% "
         "of columns (ours; the paper's thesis without its number).",
         paper_value="outlier features explain real-model sign sensitivity (abstract)",
@@ -356,12 +356,12 @@ CLAIMS = (
         control=_outlier_vs_random_control,
         control_method="the same test on a random 5% of columns, against the ratio their share "
         "of the flips predicts (5/95): random columns must not exceed it",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
     Claim(
         id="dong.real.expD_ppl_ratio",
-        statement=f"On {_SMOL} at CPU scale, Exp D's perplexity ratio (ΔPPL outlier / "
+        statement=f"On {SMOL} at CPU scale, Exp D's perplexity ratio (ΔPPL outlier / "
         "non-outlier) at p = 5%, against the README's 1,265×; and the PPL-versus-NLL "
         "nonlinearity.",
         paper_value="1,265× (README, median); author's stored 5 seeds: mean 2,180, median 974",
@@ -372,7 +372,7 @@ CLAIMS = (
         measure=_ppl_ratio,
         control_none="the seed scatter (several decades) leaves no room for a control to "
         "differ; the saturation behind it is dong.real.outlier_saturation",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.claims.decide",

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 
 from companion.chapters.sign_magnitude.at_scale.claims._common import (
-    _COMMON,
-    _SMOL,
-    _claim_summary,
-    _who,
+    COMMON,
+    SMOL,
+    claim_summary,
+    who,
 )
 from companion.claims import Claim, Measurement
 from companion.stats import MCEstimate
@@ -18,7 +18,7 @@ from companion.theory.transverse_ratio import transverse_ratio_limit
 
 
 def _svm(scale: str, full: bool):
-    s, src, on = _claim_summary("sign-vs-magnitude", scale, full)
+    s, src, on = claim_summary("sign-vs-magnitude", scale, full)
     return s["rows"], s, src, on
 
 
@@ -40,7 +40,7 @@ def _sign_vs_magnitude(scale: str = "cpu", full: bool = False, kind: str = "magn
         f"{ratio.z(thm):+.0f} SE from Theorem 3's 1/2.75 = {thm:.2f} and on the other side of 1 "
         f"({ratio.z(1.0):+.1f} SE from 1); at p = 1% {big['ratio_to_flip']:.2f} ± "
         f"{big['ratio_to_flip_se']:.2f}",
-        detail=f"{_who(s)}, every Linear layer, {r['seeds']} seeds, the same flip set per seed: "
+        detail=f"{who(s)}, every Linear layer, {r['seeds']} seeds, the same flip set per seed: "
         + "; ".join(
             f"{v['kind']} at p = {v['p']:g}: ΔNLL {v['dnll']:.4f} ± {v['dnll_seed_se']:.4f} "
             f"(÷ flips {v['ratio_to_flip']:.2f} ± {v['ratio_to_flip_se']:.2f})"
@@ -81,7 +81,7 @@ def _decomposition(scale: str = "cpu", full: bool = False, part: str = "magnitud
         if ok
         else f"the {part.replace('_', ' ')} part carries {share:.2f} of the "
         "magnitude perturbation's ΔNLL, not most of it",
-        detail=f"{_who(s)}, p = 0.1%, {r['seeds']} seeds: ΔNLL of δ·sign W "
+        detail=f"{who(s)}, p = 0.1%, {r['seeds']} seeds: ΔNLL of δ·sign W "
         f"{whole['dnll']:.4f}; its radial part a·W {rows['0.001|magnitude_radial']['dnll']:.4f}, "
         f"its transverse remainder {rows['0.001|magnitude_transverse']['dnll']:.4f} (value: the "
         f"{part.replace('_', ' ')} share); a pure rescale (1 + s)W of the full norm "
@@ -114,7 +114,7 @@ def _decomposition_control(scale: str = "cpu", full: bool = False):
 CLAIMS = (
     Claim(
         id="dong.real.sign_vs_magnitude",
-        statement=f"On {_SMOL} at CPU scale, in the linear regime (p = 0.1% of every Linear "
+        statement=f"On {SMOL} at CPU scale, in the linear regime (p = 0.1% of every Linear "
         "weight), the paper's Frobenius-matched magnitude perturbation δ·sign W costs less NLL "
         "than sign flips of the same norm: Theorem 3's ordering (1/2.75) on a real model.",
         paper_value="Theorem 3: flips carry π/(π−2) ≈ 2.75× the transverse energy; the author's "
@@ -127,7 +127,7 @@ CLAIMS = (
         control=_sign_vs_magnitude_control,
         control_method="the same seeds against no asymmetry (ratio 1: magnitude costs what "
         "flips cost)",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.theory.transverse_ratio.transverse_ratio_limit",
@@ -135,7 +135,7 @@ CLAIMS = (
     ),
     Claim(
         id="dong.real.magnitude_decomposition",
-        statement=f"On {_SMOL} at CPU scale (p = 0.1%), most of the NLL cost of δ·sign W is in "
+        statement=f"On {SMOL} at CPU scale (p = 0.1%), most of the NLL cost of δ·sign W is in "
         "its component orthogonal to W, not in its radial part (ours: the magnitude "
         "perturbation is not a harmless radial scale-up).",
         paper_value="none (our analysis of Theorem 3's partner on a real model)",
@@ -147,7 +147,7 @@ CLAIMS = (
         control=_decomposition_control,
         control_method="the transverse share against its share of the perturbation's energy, "
         "1 − 2/π (the hypothesis that ΔNLL is proportional to ‖ΔW‖² wherever it points)",
-        **_COMMON,
+        **COMMON,
         depends_on=("companion.llm.sign_flips.experiments.summarize",),
     ),
 )

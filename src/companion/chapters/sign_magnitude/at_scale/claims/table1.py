@@ -8,27 +8,27 @@ import math
 import numpy as np
 
 from companion.chapters.sign_magnitude.at_scale.claims._common import (
-    _COMMON,
-    _SMOL,
-    _claim_summary,
-    _who,
+    COMMON,
+    SMOL,
+    claim_summary,
+    who,
 )
 from companion.claims import Claim, Measurement
 
 
-def _cos2(scale: str = "cpu", full: bool = False) -> Measurement:
-    s, src, on = _claim_summary("table1", scale, full)
+def cos2(scale: str = "cpu", full: bool = False) -> Measurement:
+    s, src, on = claim_summary("table1", scale, full)
     two = 2 / math.pi
     ok = s["rel_dev_row"] < 0.05 and s["rel_dev_vec"] < 0.05
     worst = s["worst"][0]
     detail = (
-        f"{_who(s)}: mean over {s['layers']} evenly spaced Linear layers: "
+        f"{who(s)}: mean over {s['layers']} evenly spaced Linear layers: "
         f"row cos² {s['row_cos2']:.4f} ({100 * s['rel_dev_row']:.1f}% below 2/π = {two:.4f}), "
         f"vector cos² {s['vector_cos2']:.4f} ({100 * s['rel_dev_vec']:.1f}%); worst layer "
         f"{worst[0]} row cos² {worst[1]:.3f} (kurtosis {worst[3]:.1f}). Paper (TinyLlama-1.1B): "
         f"0.6084 / 0.6072 (4.6%)"
     )
-    reason = "" if ok else f"the mean cos² is more than 5% below 2/π ({_who(s)})"
+    reason = "" if ok else f"the mean cos² is more than 5% below 2/π ({who(s)})"
     return Measurement(
         value=round(s["row_cos2"], 4), agrees=ok, detail=detail, reason=reason, source=src,
         measured_on=on,
@@ -40,7 +40,7 @@ def _cos2_control(scale: str = "cpu", full: bool = False) -> Measurement:
     weight laws: the measured row-wise kurtosis sets how far a ternary code falls from 2/π."""
     from companion.theory.quantization import ternary_quantize
 
-    s, _, on = _claim_summary("table1", scale, full)
+    s, _, on = claim_summary("table1", scale, full)
     rng = np.random.default_rng(20261205)
     vals = []
     for r in s["rows"]:  # a Gaussian matrix of each layer's shape, quantised to ternary
@@ -63,7 +63,7 @@ def _cos2_control(scale: str = "cpu", full: bool = False) -> Measurement:
 CLAIMS = (
     Claim(
         id="dong.real.cos2_table1",
-        statement=f"On {_SMOL} at CPU scale (20 evenly spaced Linear layers), the row- and "
+        statement=f"On {SMOL} at CPU scale (20 evenly spaced Linear layers), the row- and "
         "vector-level cos² between W and its sign×absmean quantisation stay within 5% of 2/π "
         "(Table 1's check, on another model).",
         paper_value="TinyLlama-1.1B: row 0.6084, vector 0.6072 (4.6% below 2/π)",
@@ -71,11 +71,11 @@ CLAIMS = (
         "vector cos²(Wx̂, W_T x̂) over sphere samples",
         tolerance="both means within 5% of 2/π",
         provenance=("author-code", "abstract"),
-        measure=_cos2,
+        measure=cos2,
         control=_cos2_control,
         control_method="the same statistic with BitNet's ternary quantiser (zeros allowed) on "
         "matrices of the same shapes: it must leave the 5% band",
-        **_COMMON,
+        **COMMON,
         depends_on=(
             "companion.llm.sign_flips.experiments.summarize",
             "companion.theory.quantization.ternary_quantize",
