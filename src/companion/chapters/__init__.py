@@ -40,10 +40,10 @@ PARTS = {
         "ln_kernel",
         "rms_no_kernel",
         "kfac_lift",
+        "walk",
         "sigma_min",
         "schur_ratio",
         "classifier",
-        "walk",
         "at_scale",
     ),
 }

@@ -150,6 +150,13 @@ SEMINAR = (
         "90-minute session cannot build; it adds no new measurement to the session's story.",
     ),
     Stop(
+        "book/dead_directions/walk",
+        0,
+        "Reading: it walks the K-FAC chapter's flat curve on a trained Whisper decoder and "
+        "derives the framework underneath (Fisher decay, the LayerNorm bracket); it builds "
+        "on the K-FAC lift, which is itself set as reading.",
+    ),
+    Stop(
         "book/dead_directions/sigma_min",
         6,
         "The residual stream's σₘᵢₙ does not shrink unless a block cancels the stream.",
@@ -168,13 +175,6 @@ SEMINAR = (
         "How large |cos| gets by chance (the exact null), and the kernel as a classifier "
         "of the norm.",
         "width d and activations: the null against the kernel",
-    ),
-    Stop(
-        "book/dead_directions/walk",
-        0,
-        "Reading: it walks the K-FAC chapter's flat curve on a trained Whisper decoder and "
-        "derives the framework underneath (Fisher decay, the LayerNorm bracket); it builds "
-        "on the K-FAC lift, which is itself set as reading.",
     ),
     Stop(
         "book/dead_directions/at_scale",
