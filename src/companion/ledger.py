@@ -16,7 +16,15 @@ from companion import claims as _c
 from companion.chapters import CHAPTERS, docname, module
 from companion.claims import Claim, ClaimResult, render
 
-__all__ = ["all_claims", "claims_box", "get", "ledger_table", "run", "run_many"]
+__all__ = [
+    "all_claims",
+    "claims_box",
+    "get",
+    "ledger_table",
+    "mutation_summary",
+    "run",
+    "run_many",
+]
 
 
 @lru_cache(maxsize=1)
@@ -129,3 +137,33 @@ def ledger_table(
     measured once per page (the two calls share the results)."""
     all_claims(paper)  # checks `paper`
     return render.ledger_view(_cached_run(paper, full, scale), paper, counts=counts)
+
+
+def mutation_summary():
+    """What the mutation suite did, for the ledger page: one paragraph of counts read from
+    the report ``tools/mutation_report.py`` wrote (``results/ledger/mutations.json``), or a
+    line saying it is absent. ``make test`` reruns the suite's fast rows and checks that the
+    report still matches the table."""
+    from IPython.display import Markdown
+
+    from companion.results import locate, read_json
+
+    path = locate("ledger", "mutations.json")
+    if not path.exists():
+        return Markdown("*The mutation suite's report is absent: run "
+                        "`python tools/mutation_report.py` in a checkout.*")  # fmt: skip
+    rep = read_json(path)
+    c = rep["counts"]
+    return Markdown(
+        f"**Each ✔ here was shown able to fail.** The mutation suite breaks, one at a time, "
+        f"the functions the claims depend on, the way a real bug would (a constant off by "
+        f"the claim's resolution, a dropped term, an off-by-one, a standard deviation for a "
+        f"standard error, a classifier that always answers one way), and measures each claim "
+        f"again. Of its {c['rows']} breaks, {c['rows_as_stated']} did what the suite states: "
+        f"{c['claims_killed']} of the {c['claims']} claims were turned by at least one break "
+        f"(a reproduced claim to *deviates*); {c['blind_spots']} breaks are stated blind "
+        f"spots, which the claim cannot resolve and which are listed as such; the other "
+        f"{c['claims_with_reason']} claims say why no break applies (a derivation true by "
+        f"construction, a claim not run here, a comparison of stated numbers). Report written "
+        f"{rep['written'][:10]} by `{rep['command']}`."
+    )

@@ -78,3 +78,17 @@ def test_counts():
     ids = {c.id for c in ledger.all_claims()}
     killed = {m.claim for m in MUTATIONS if m.expect == "killed"}
     assert len(killed) + len(NO_MUTATION) == len(ids)
+
+
+def test_the_committed_report_matches_the_table():
+    # the ledger page quotes results/ledger/mutations.json: it must describe today's table
+    import json
+
+    path = pathlib.Path(__file__).parents[2] / "results" / "ledger" / "mutations.json"
+    rep = json.loads(path.read_text(encoding="utf-8"))
+    rows = [(r["claim"], r["target"], r["what"], r["scale"], r["expect"]) for r in rep["rows"]]
+    table = [(m.claim, m.target, m.what, m.scale, m.expect) for m in MUTATIONS]
+    assert rows == table, "the table changed: rerun `python tools/mutation_report.py`"
+    assert all(r["as_stated"] for r in rep["rows"]), [r for r in rep["rows"] if not r["as_stated"]]
+    assert rep["no_mutation"] == dict(sorted(NO_MUTATION.items()))
+    assert rep["counts"]["claims"] == len(ledger.all_claims())
