@@ -47,6 +47,7 @@ import llm_param_rows as llm_rows
 import numpy as np
 import pytest
 import results_param_rows as results_rows
+import train_param_rows as train_rows
 import walk_param_rows as walk_rows
 
 from companion import stats
@@ -404,6 +405,7 @@ INSTANCES.update(walk_rows.INSTANCES)
 INSTANCES.update(results_rows.INSTANCES)
 VALID.update({k: _Lazy(f) for k, f in llm_rows.ROWS.items()})
 INSTANCES.update({k: _Lazy(f) for k, f in llm_rows.INSTANCES.items()})
+VALID.update({k: _Lazy(f) for k, f in train_rows.ROWS.items()})
 
 
 def _instance(owner: str):
@@ -432,6 +434,7 @@ EXEMPT = {
     **llm_rows.EXEMPT,
     **results_rows.EXEMPT,
     **walk_rows.EXEMPT,
+    **train_rows.EXEMPT,
 }
 
 #: Scalar parameters that also take arrays (elementwise functions).
@@ -470,11 +473,11 @@ NON_NEGATIVE = {
     "V", "batch", "beta_scale", "cancel", "cols", "d", "ddof", "depth", "directions", "eps",
     "frobenius_norm", "gamma_sigma", "gap", "h", "k", "m", "margin", "n", "n_samples",
     "offset_ratio", "rows", "rtol", "samples", "scale", "seeds", "sigma", "trials",
-} | llm_rows.NON_NEGATIVE | walk_rows.NON_NEGATIVE  # fmt: skip
+} | llm_rows.NON_NEGATIVE | walk_rows.NON_NEGATIVE | train_rows.NON_NEGATIVE  # fmt: skip
 POSITIVE = {
     "V", "batch", "cols", "d", "directions", "gap", "h", "m", "margin", "n_samples", "rows",
     "samples", "seeds", "trials",
-} | llm_rows.POSITIVE | walk_rows.POSITIVE  # fmt: skip
+} | llm_rows.POSITIVE | walk_rows.POSITIVE | train_rows.POSITIVE  # fmt: skip
 
 
 class Unrelated:

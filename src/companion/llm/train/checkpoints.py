@@ -21,6 +21,8 @@ import json
 import os
 from pathlib import Path
 
+from companion._validate import check_choice, check_instance, check_int
+
 __all__ = [
     "CheckpointError",
     "FORMAT",
@@ -42,8 +44,22 @@ class CheckpointError(ValueError):
     """A checkpoint or manifest that cannot be used (corrupt, foreign, of the other twin)."""
 
 
+def check_path(value, name: str) -> Path:
+    """``value`` (a str or path-like) as a :class:`~pathlib.Path`, or one ``TypeError``."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be a path (str or os.PathLike); got {type(value).__name__}")
+    return Path(value)
+
+
+def _check_model(model):
+    from companion.llm.train.model import MODELS
+
+    return None if model is None else check_choice(model, "model", MODELS)
+
+
 def sha256_file(path) -> str:
     """Hex SHA-256 of the file's bytes."""
+    path = check_path(path, "path")
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -60,9 +76,15 @@ def _fsync_replace(tmp: Path, path: Path) -> None:
 def write_tensors(path, tensors: dict, metadata: dict) -> str:
     """Write ``tensors`` (name → CPU tensor) with JSON-able ``metadata`` atomically; returns the
     file's SHA-256. An existing file is never replaced: if its bytes differ it is refused."""
+    import torch
     from safetensors.torch import save_file
 
-    path = Path(path)
+    path = check_path(path, "path")
+    check_instance(tensors, "tensors", dict)
+    check_instance(metadata, "metadata", dict)
+    bad = [k for k, v in tensors.items() if not isinstance(k, str) or not torch.is_tensor(v)]
+    if bad or not tensors:
+        raise TypeError(f"`tensors` must map names to tensors (at least one); got {bad[:3]}")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     # one metadata key: safetensors writes its metadata map in hash order, so several keys
     # would make equal checkpoints differ in bytes (and in SHA-256) from process to process
@@ -93,7 +115,10 @@ def read_tensors(path, *, sha256: str, model: str | None = None) -> tuple[dict, 
     from safetensors import SafetensorError
     from safetensors.torch import load_file, safe_open
 
-    path = Path(path)
+    path = check_path(path, "path")
+    if not isinstance(sha256, str):
+        raise TypeError(f"`sha256` must be a hex string; got {type(sha256).__name__}")
+    model = _check_model(model)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} is missing")
     got = sha256_file(path)
@@ -125,7 +150,7 @@ def read_manifest(folder) -> dict | None:
     CheckpointError
         When ``manifest.json`` is not strict JSON or not a companion manifest.
     """
-    path = Path(folder) / MANIFEST
+    path = check_path(folder, "folder") / MANIFEST
     if not path.exists():
         return None
 
@@ -146,7 +171,8 @@ def read_manifest(folder) -> dict | None:
 
 def write_manifest(folder, manifest: dict) -> None:
     """Replace the run's manifest atomically (strict JSON: a non-finite number is an error)."""
-    path = Path(folder) / MANIFEST
+    path = check_path(folder, "folder") / MANIFEST
+    check_instance(manifest, "manifest", dict)
     text = json.dumps({"format": FORMAT, **manifest}, indent=1, allow_nan=False)
     tmp = path.with_name(f".{MANIFEST}.{os.getpid()}.tmp")
     tmp.write_text(text + "\n", encoding="utf-8")
@@ -162,6 +188,8 @@ def verified(folder, step: int, *, model: str | None = None) -> tuple[dict, dict
     CheckpointError
         No manifest, no checkpoint at ``step``, or the file fails verification.
     """
+    step = check_int(step, "step", low=0)
+    model = _check_model(model)
     manifest = read_manifest(folder)
     if manifest is None:
         raise CheckpointError(f"`folder` must hold a training run; {folder} has no {MANIFEST}")

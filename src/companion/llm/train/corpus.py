@@ -43,7 +43,25 @@ def split_ranges(n_bytes: int) -> dict:
     return {k: (round(a * n_bytes), round(b * n_bytes)) for k, (a, b) in SPLITS.items()}
 
 
+def check_data(data):
+    """``data`` if it is a non-empty 1-D ``uint8`` numpy array (the corpus bytes), else one
+    clear error: other dtypes would be cast silently (a float NaN to a token id)."""
+    import numpy as np
+
+    if not isinstance(data, np.ndarray):
+        raise TypeError(
+            f"`data` must be a 1-D numpy uint8 array of bytes; got {type(data).__name__}"
+        )
+    if data.dtype != np.uint8 or data.ndim != 1 or data.size == 0:
+        raise ValueError(
+            f"`data` must be a non-empty 1-D uint8 array of bytes; got dtype {data.dtype}, "
+            f"shape {data.shape}"
+        )
+    return data
+
+
 def _range(data, split: str, context: int) -> tuple[int, int]:
+    check_data(data)
     check_choice(split, "split", tuple(SPLITS))
     lo, hi = split_ranges(len(data))[split]
     if hi - lo < context + 1:

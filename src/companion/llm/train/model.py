@@ -68,9 +68,14 @@ def model_norm(name: str) -> str:
     >>> model_norm("tiny-gpt")
     Traceback (most recent call last):
     ...
-    ValueError: `model` must be one of 'tiny-gpt-ln', 'tiny-gpt-rms'; got 'tiny-gpt'
+    ValueError: `name` must be one of 'tiny-gpt-ln', 'tiny-gpt-rms'; got 'tiny-gpt'
     """
-    return NORMS[check_choice(name, "model", MODELS)]
+    return check_model(name, "name")
+
+
+def check_model(value, param: str = "model") -> str:
+    """The norm of trained-here model ``value``; an error names the caller's ``param``."""
+    return NORMS[check_choice(value, param, MODELS)]
 
 
 def _config(layers: int, width: int, heads: int, context: int):
@@ -153,7 +158,7 @@ def build_model(
     import torch
     from transformers import GPTNeoXForCausalLM
 
-    norm = model_norm(name)
+    norm = check_model(name, "name")
     seed = check_int(seed, "seed", low=0)
     layers = check_int(layers, "layers", low=1)
     heads = check_int(heads, "heads", low=1)
@@ -186,8 +191,12 @@ def sign_cos2(weight) -> float:
     """
     import numpy as np
 
-    w = np.asarray(weight.detach().cpu() if hasattr(weight, "detach") else weight, dtype=float)
-    if w.ndim != 2 or w.shape[1] == 0:
+    from companion._validate import check_finite_array
+
+    if hasattr(weight, "detach"):
+        weight = weight.detach().cpu().float().numpy()
+    w = check_finite_array(weight, "weight")
+    if w.ndim != 2 or w.shape[0] == 0 or w.shape[1] == 0:
         raise ValueError(f"`weight` must be a non-empty 2-D matrix; got shape {w.shape}")
     l1, l2 = np.abs(w).sum(1), (w * w).sum(1)
     keep = l2 > 0

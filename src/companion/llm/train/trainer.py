@@ -34,16 +34,17 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from companion._validate import check_bool, check_int, check_real
+from companion._validate import check_bool, check_instance, check_int, check_real
 from companion.llm.train.checkpoints import (
     CheckpointError,
+    check_path,
     read_manifest,
     read_tensors,
     sha256_file,
     write_manifest,
     write_tensors,
 )
-from companion.llm.train.model import CONTEXT, build_model, model_norm
+from companion.llm.train.model import CONTEXT, build_model, check_model
 
 __all__ = [
     "TrainConfig",
@@ -81,7 +82,7 @@ class TrainConfig:
     heads: int = 4
 
     def __post_init__(self):
-        model_norm(self.model)
+        check_model(self.model)
         for name in (
             "steps",
             "batch",
@@ -110,6 +111,8 @@ def learning_rate(step: int, cfg: TrainConfig) -> float:
     >>> [round(learning_rate(s, cfg), 6) for s in (0, 99, 100, 1000)]
     [1e-05, 0.001, 0.001, 0.0001]
     """
+    step = check_int(step, "step", low=0)
+    cfg = check_instance(cfg, "cfg", TrainConfig)
     if step < cfg.warmup:
         return cfg.lr * (step + 1) / cfg.warmup
     span = max(1, cfg.steps - cfg.warmup)
@@ -143,7 +146,7 @@ def run_folder(model: str, steps: int) -> Path:
     """The default run folder: ``<cache>/train/<model>-<steps>steps``."""
     from companion.llm.registry import cache_dir
 
-    model_norm(model)  # an unknown name fails here
+    check_model(model)  # an unknown name fails here
     steps = check_int(steps, "steps", low=1)
     return Path(cache_dir()) / "train" / f"{model}-{steps}steps"
 
@@ -159,9 +162,11 @@ def load_trained(model: str, step: int, *, folder=None, steps: int = 2000):
     """
     from companion.llm.train.checkpoints import verified
 
-    model_norm(model)
-    folder = Path(folder) if folder is not None else run_folder(model, steps)
-    tensors, _ = verified(folder, check_int(step, "step", low=0), model=model)
+    check_model(model)
+    steps = check_int(steps, "steps", low=1)  # checked even when `folder` makes it unused
+    step = check_int(step, "step", low=0)
+    folder = check_path(folder, "folder") if folder is not None else run_folder(model, steps)
+    tensors, _ = verified(folder, step, model=model)
     cfg = read_manifest(folder)["config"]
     net = build_model(
         model,
@@ -265,14 +270,18 @@ def train(
     import torch
 
     from companion.llm.progress import progress
-    from companion.llm.train.corpus import corpus_bytes, split_windows, train_batch
+    from companion.llm.train.corpus import check_data, corpus_bytes, split_windows, train_batch
 
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"`cfg` must be a TrainConfig; got {type(cfg).__name__}")
     resume = check_bool(resume, "resume")
     if stop_after is not None:
         stop_after = check_int(stop_after, "stop_after", low=1)
-    folder = Path(folder) if folder is not None else run_folder(cfg.model, cfg.steps)
+    if data is not None:
+        check_data(data)
+    if folder is None:
+        folder = run_folder(cfg.model, cfg.steps)
+    folder = check_path(folder, "folder")
     folder.mkdir(parents=True, exist_ok=True)
     manifest = _start(folder, cfg, resume)
     if manifest["finished"]:
@@ -303,7 +312,7 @@ def _loop(cfg, folder, manifest, data, val, stop_after, progress, train_batch):
         tensors, _ = read_tensors(folder / r["file"], sha256=r["sha256"], model=cfg.model)
         _load_state(model, opt, tensors)
         start = r["step"]
-    meta = {"model": cfg.model, "norm": model_norm(cfg.model)}
+    meta = {"model": cfg.model, "norm": check_model(cfg.model)}
     done = {c["step"] for c in manifest["checkpoints"]}
     if 0 not in done:
         _checkpoint(folder, manifest, model, 0, float("nan"), _eval_loss(model, val), 0.0, meta)
@@ -335,6 +344,17 @@ def train_step(model, opt, x, y, cfg: TrainConfig, step: int):
     byte, gradient clipping, AdamW. Returns the (detached) training loss."""
     import torch
 
+    check_instance(model, "model", torch.nn.Module)
+    check_instance(opt, "opt", torch.optim.Optimizer)
+    cfg = check_instance(cfg, "cfg", TrainConfig)
+    step = check_int(step, "step", low=0)
+    for name, t in (("x", x), ("y", y)):
+        if not torch.is_tensor(t) or t.dtype != torch.int64 or t.ndim != 2 or t.numel() == 0:
+            what = type(t).__name__ if not torch.is_tensor(t) else f"{t.dtype} {tuple(t.shape)}"
+            raise TypeError(f"`{name}` must be a non-empty (batch, context) LongTensor; got {what}")
+    if x.shape != y.shape:
+        raise ValueError(f"`y` must have the shape of `x` {tuple(x.shape)}; got {tuple(y.shape)}")
+
     for g in opt.param_groups:
         g["lr"] = learning_rate(step, cfg)
     logits = model(input_ids=x).logits  # (batch, context, 256)
@@ -350,6 +370,8 @@ def make_optimizer(model, cfg: TrainConfig):
     """The run's AdamW (module docs): decay on matrices and embeddings, none on the rest."""
     import torch
 
+    check_instance(model, "model", torch.nn.Module)
+    cfg = check_instance(cfg, "cfg", TrainConfig)
     return torch.optim.AdamW(_param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.99), eps=1e-8)
 
 
