@@ -55,7 +55,7 @@ LAYERS = (
 #: new one) stands with the engines: it may import the models, and the models may not import it.
 LLM_LAYERS = (
     ("_checks", "ctranslate2_file", "devices", "hub", "progress", "registry"),
-    ("capture", "data", "evaluate", "norms", "loading", "whisper", "speech"),
+    ("capture", "data", "evaluate", "norms", "loading", "whisper", "speech", "train"),
     ("dead_directions", "sign_flips"),
     ("cli",),
 )

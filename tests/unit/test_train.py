@@ -252,3 +252,71 @@ def test_cli_refuses_a_corrupt_run_with_exit_2(tmp_path, data, capsys, monkeypat
     code = main(["train", "--model", "tiny-gpt-ln", "--out", str(tmp_path), "--resume"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: manifest ") and "not strict JSON" in err
+
+
+# ---------------------------------------------------------------------------- the registry
+
+
+def test_registry_lists_the_twins_as_trained_here():
+    from companion.llm.registry import format_registry, get_spec, list_models
+
+    here = [(s.name, s.norm) for s in list_models(source="trained-here")]
+    assert here == [("tiny-gpt-ln", "layernorm"), ("tiny-gpt-rms", "rmsnorm")]
+    assert get_spec("tiny-gpt-rms").width == build_model("tiny-gpt-rms").config.hidden_size
+    rows = {line.split()[0]: line.split() for line in format_registry().splitlines()[2:-1]}
+    assert rows["tiny-gpt-rms"][2] == "rmsnorm" and rows["tiny-gpt-rms"][6] == "trained-here"
+    lines = format_registry().splitlines()
+    col = lines[0].index("source")  # the longer source keeps every row's column aligned
+    assert {line[col - 1 : col + 1][0] for line in lines[2:-1]} == {" "}
+    assert {line[col:].split()[0] for line in lines[2:-1]} == {"hub", "offline", "trained-here"}
+
+
+def test_load_model_routes_to_the_train_package(tmp_path, monkeypatch, data):
+    from companion.llm.loading import load_model
+    from companion.llm.train.trainer import run_folder
+
+    monkeypatch.setenv("COMPANION_CACHE", str(tmp_path))
+    # init='random' is the train package's own twin: an RMSNorm, not a LayerNorm GPT-NeoX
+    net, tok = load_model("tiny-gpt-rms", init="random")
+    assert type(net.gpt_neox.final_layer_norm) is torch.nn.RMSNorm and tok is None
+    ref = build_model("tiny-gpt-rms")
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(net.state_dict().values(), ref.state_dict().values(), strict=True)
+    )
+    # no run yet: one error naming the command that makes one
+    for kw in ({}, {"step": 3}):
+        with pytest.raises(CheckpointError, match="`companion train --model tiny-gpt-ln`"):
+            load_model("tiny-gpt-ln", **kw)
+    cfg = TrainConfig("tiny-gpt-ln", steps=2000, batch=2, context=16, eval_windows=2, **TINY)
+    train(cfg, folder=run_folder("tiny-gpt-ln", 2000), stop_after=12, data=data)
+    last, _ = load_model("tiny-gpt-ln")  # the last checkpoint (step 10), unless a step is given
+    first, _ = load_model("tiny-gpt-ln", step=0)
+    want = load_trained("tiny-gpt-ln", 10)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(last.state_dict().values(), want.state_dict().values(), strict=True)
+    )
+    assert not torch.equal(
+        last.get_output_embeddings().weight, first.get_output_embeddings().weight
+    )
+    with pytest.raises(ValueError, match=r"`step` must be one of the run's checkpoints \[0, 1"):
+        load_model("tiny-gpt-ln", step=5)
+    with pytest.raises(ValueError, match="`num_layers` must be None for trained-here"):
+        load_model("tiny-gpt-ln", init="random", num_layers=2)
+    with pytest.raises(ValueError, match="`step` must be None unless 'minilm-l6'"):
+        load_model("minilm-l6", step=0)
+
+
+def test_registry_wide_consumers_leave_the_twins_out():
+    from companion.chapters.dead_directions.at_scale.tables import registry_table
+    from companion.chapters.dead_directions.classifier import claims as classifier_claims
+    from companion.llm import plan
+    from companion.llm._checks import check_model_names
+
+    with pytest.raises(ValueError, match="`random_models` must be one of"):
+        check_model_names(["tiny-gpt-ln"], "random_models")
+    steps = plan._dead_direction_steps("cpu", plan.colab_runtime("T4"), None, [])
+    assert steps and not [s for s in steps if "tiny-gpt" in repr(s)]
+    assert "tiny-gpt" not in repr(registry_table())
+    assert 128 not in classifier_claims._rms_widths()  # the twin has no classifier records

@@ -156,5 +156,6 @@ def check_model_names(names, name: str):
         raise TypeError(
             f"`{name}` must be a list of model names or None; got {type(names).__name__}"
         )
-    known = tuple(s.name for s in list_models())
+    # the plan schedules the engine's runs; the trained-here twins are `companion train`'s
+    known = tuple(s.name for s in list_models() if s.source != "trained-here")
     return [check_choice(n, name, known) for n in names]

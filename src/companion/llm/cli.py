@@ -106,7 +106,10 @@ def _dead_directions(args) -> int:
         if args.init == "trained":
             raise ValueError(f"`layers` must be left out with --init trained; got {args.layers}")
         if "all" in args.model:  # one line, not one per model
-            low = min(list_models(), key=lambda s: s.n_layers)
+            # `all` leaves the trained-here twins out (as the driver does)
+            low = min(
+                (s for s in list_models() if s.source != "trained-here"), key=lambda s: s.n_layers
+            )
             if not 1 <= args.layers <= low.n_layers:
                 raise ValueError(
                     f"`layers` must be an integer in [1, {low.n_layers}] with --model all "

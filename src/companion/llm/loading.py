@@ -26,7 +26,7 @@ from companion._validate import check_bool, check_choice, check_int
 from companion.llm._checks import check_module, check_optional_str
 from companion.llm.devices import DTYPES, as_dtype, check_device
 from companion.llm.hub import HubUnavailable, hub_offline, hub_status
-from companion.llm.registry import ModelSpec, cache_dir, get_spec
+from companion.llm.registry import TRAINED_HERE, ModelSpec, cache_dir, get_spec
 from companion.results import remove_stale_temporaries
 
 __all__ = [
@@ -286,6 +286,7 @@ def load_model(
     dtype=None,
     num_layers: int | None = None,
     revision: str | None = None,
+    step: int | None = None,
 ):
     """Load model ``name`` → ``(model, tokenizer)`` in eval mode.
 
@@ -311,6 +312,12 @@ def load_model(
         checkpoints keep their depth).
     revision : str, optional
         Hub checkpoints only: a git revision, e.g. ``"step1000"`` for the Pythia trajectory.
+    step : int, optional
+        Trained-here models only (``tiny-gpt-ln``, ``tiny-gpt-rms``): the checkpoint of the
+        ``companion train`` run to load; default its last. These models are built and loaded
+        by :mod:`companion.llm.train` (``init="random"``, and the smoke scale: its stated
+        initialisation, step 0's weights) at their real size; their tokenizer is ``None``
+        (byte-level: the token ids are the text's UTF-8 bytes).
 
     Raises
     ------
@@ -335,6 +342,16 @@ def load_model(
         )
     if num_layers is not None:
         num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
+    if step is not None:
+        step = check_int(step, "step", low=0)
+    if spec.source == TRAINED_HERE:
+        if scale == "smoke" and step is None:  # the smoke scale never reads weights
+            init = "random"
+        return _load_trained_here(spec, init, num_layers, step, dev, dt)
+    if step is not None:
+        raise ValueError(
+            f"`step` must be None unless {name!r} is a trained-here model; got {step!r}"
+        )
     remove_stale_temporaries(os.path.join(cache_dir(), "models"), _TMP_DIR)  # killed conversions
     if spec.modality == "speech":  # Whisper's stacks: companion.llm.whisper
         from companion.llm.whisper import load_stack
@@ -378,6 +395,34 @@ def load_model(
     if not reachable:
         raise _hub_error(spec, reason)
     return _load_hub(spec, dev, dt, revision=revision)
+
+
+def _load_trained_here(spec: ModelSpec, init: str, num_layers, step, dev, dt):
+    """A trained-here twin, built and loaded by :mod:`companion.llm.train` only: the generic
+    random-init path would build ``tiny-gpt-rms`` as a LayerNorm GPT-NeoX (the wrong norm)."""
+    from companion.llm.train import CheckpointError, build_model, load_trained
+    from companion.llm.train.checkpoints import read_manifest
+    from companion.llm.train.trainer import run_folder
+
+    if num_layers is not None:
+        raise ValueError(
+            f"`num_layers` must be None for trained-here model {spec.name!r} (its depth is "
+            f"its run's); got {num_layers!r}"
+        )
+    if init == "random":
+        if step is not None:
+            raise ValueError(f"`step` must be None with init='random'; got {step!r}")
+        model = build_model(spec.name).eval()
+    else:
+        manifest = read_manifest(run_folder(spec.name, 2000))  # the book's run
+        if manifest is None or not manifest["checkpoints"]:
+            raise CheckpointError(
+                f"{spec.name!r} has no checkpoint here: train it first with "
+                f"`companion train --model {spec.name}` (or load it with init='random')"
+            )
+        last = max(c["step"] for c in manifest["checkpoints"])
+        model = load_trained(spec.name, last if step is None else step)
+    return model.to(device=dev, dtype=dt), None
 
 
 def _load_tiny(spec: ModelSpec, init: str, scale: str, num_layers, dev, dt):

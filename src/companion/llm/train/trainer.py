@@ -144,11 +144,10 @@ def checkpoint_steps(steps: int, n: int = 9) -> list[int]:
 
 def run_folder(model: str, steps: int) -> Path:
     """The default run folder: ``<cache>/train/<model>-<steps>steps``."""
-    from companion.llm.registry import cache_dir
+    from companion.llm.registry import trained_run_dir
 
     check_model(model)  # an unknown name fails here
-    steps = check_int(steps, "steps", low=1)
-    return Path(cache_dir()) / "train" / f"{model}-{steps}steps"
+    return trained_run_dir(model, check_int(steps, "steps", low=1))
 
 
 def load_trained(model: str, step: int, *, folder=None, steps: int = 2000):

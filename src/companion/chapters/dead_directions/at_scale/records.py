@@ -39,7 +39,9 @@ def run_missing(scale: str) -> None:
     from companion.llm.registry import list_models
 
     sizes = SIZES[scale]
-    for name in sizes.random_models or [s.name for s in list_models()]:
+    # the trained-here twins are not part of the at-scale runs (companion train makes them)
+    every = [s.name for s in list_models() if s.source != "trained-here"]
+    for name in sizes.random_models or every:
         run_dead_directions(name, init="random", scale=scale, resume=True, show_progress=False)
     for name in sizes.engine.models:
         run_dead_directions(name, init="trained", scale=scale, resume=True, show_progress=False)

@@ -40,6 +40,7 @@ def registry_table() -> Table:
             "hub id": m.hub_id or "",
         }
         for m in list_models()
+        if m.source != "trained-here"  # the chapter's models; the twins are issue 20's
     ]
     notes = (
         "Parameter counts are approximate counts of the real checkpoints. Every model loads at "

@@ -17,7 +17,9 @@ def _rms_widths() -> tuple:
         from companion.llm.registry import list_models
     except ImportError:  # the registry is part of the llm extra
         return ()
-    return tuple(sorted({s.width for s in list_models(norm="rmsnorm")}))
+    # the trained-here twin has no engine records of the classifier: left out
+    specs = list_models(norm="rmsnorm")
+    return tuple(sorted({s.width for s in specs if s.source != "trained-here"}))
 
 
 def _null_cos(scale: str = "cpu", full: bool = False) -> Measurement:
