@@ -320,3 +320,20 @@ def test_registry_wide_consumers_leave_the_twins_out():
     assert steps and not [s for s in steps if "tiny-gpt" in repr(s)]
     assert "tiny-gpt" not in repr(registry_table())
     assert 128 not in classifier_claims._rms_widths()  # the twin has no classifier records
+
+
+def test_model_all_leaves_the_twins_out(monkeypatch, capsys):
+    from argparse import Namespace
+
+    from companion.llm.dead_directions import driver
+
+    seen = []
+
+    def record(name, **kw):
+        seen.append(name)
+        raise ValueError("not run here")
+
+    monkeypatch.setattr(driver, "run_dead_directions", record)
+    args = Namespace(model=["all"], init="random", scale="cpu", tokens=8, out=None, resume=False)
+    assert driver.run_cli(args) == 2
+    assert "gpt2" in seen and not [n for n in seen if n.startswith("tiny-gpt")]
