@@ -100,6 +100,9 @@ ROWS = {
         data=ns().data, split="calibration", n_windows=2, context=4
     ),
     _P + "corpus.train_batch": lambda: dict(data=ns().data, step=3, batch=2, context=8, seed=1),
+    _P + "load.load_twin": lambda: dict(
+        name="tiny-gpt-rms", init="random", num_layers=None, step=None
+    ),
     _P + "model.build_model": lambda: dict(name="tiny-gpt-rms", seed=1, context=8, **TINY),
     _P + "model.model_norm": lambda: dict(name="tiny-gpt-rms"),
     _P + "model.sign_cos2": lambda: dict(weight=np.array([[1.0, -2.0], [0.5, 0.5]])),

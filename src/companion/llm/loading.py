@@ -27,6 +27,7 @@ from companion.llm._checks import check_module, check_optional_str
 from companion.llm.devices import DTYPES, as_dtype, check_device
 from companion.llm.hub import HubUnavailable, hub_offline, hub_status
 from companion.llm.registry import TRAINED_HERE, ModelSpec, cache_dir, get_spec
+from companion.llm.train.load import load_twin
 from companion.results import remove_stale_temporaries
 
 __all__ = [
@@ -342,12 +343,10 @@ def load_model(
         )
     if num_layers is not None:
         num_layers = check_int(num_layers, "num_layers", low=1, high=spec.n_layers)
-    if step is not None:
-        step = check_int(step, "step", low=0)
-    if spec.source == TRAINED_HERE:
+    if spec.source == TRAINED_HERE:  # built by companion.llm.train only (the norm is its own)
         if scale == "smoke" and step is None:  # the smoke scale never reads weights
             init = "random"
-        return _load_trained_here(spec, init, num_layers, step, dev, dt)
+        return load_twin(spec.name, init, num_layers, step).to(device=dev, dtype=dt), None
     if step is not None:
         raise ValueError(
             f"`step` must be None unless {name!r} is a trained-here model; got {step!r}"
@@ -395,34 +394,6 @@ def load_model(
     if not reachable:
         raise _hub_error(spec, reason)
     return _load_hub(spec, dev, dt, revision=revision)
-
-
-def _load_trained_here(spec: ModelSpec, init: str, num_layers, step, dev, dt):
-    """A trained-here twin, built and loaded by :mod:`companion.llm.train` only: the generic
-    random-init path would build ``tiny-gpt-rms`` as a LayerNorm GPT-NeoX (the wrong norm)."""
-    from companion.llm.train import CheckpointError, build_model, load_trained
-    from companion.llm.train.checkpoints import read_manifest
-    from companion.llm.train.trainer import run_folder
-
-    if num_layers is not None:
-        raise ValueError(
-            f"`num_layers` must be None for trained-here model {spec.name!r} (its depth is "
-            f"its run's); got {num_layers!r}"
-        )
-    if init == "random":
-        if step is not None:
-            raise ValueError(f"`step` must be None with init='random'; got {step!r}")
-        model = build_model(spec.name).eval()
-    else:
-        manifest = read_manifest(run_folder(spec.name, 2000))  # the book's run
-        if manifest is None or not manifest["checkpoints"]:
-            raise CheckpointError(
-                f"{spec.name!r} has no checkpoint here: train it first with "
-                f"`companion train --model {spec.name}` (or load it with init='random')"
-            )
-        last = max(c["step"] for c in manifest["checkpoints"])
-        model = load_trained(spec.name, last if step is None else step)
-    return model.to(device=dev, dtype=dt), None
 
 
 def _load_tiny(spec: ModelSpec, init: str, scale: str, num_layers, dev, dt):

@@ -37,6 +37,7 @@ from companion._validate import check_choice, check_instance
 from companion.llm._checks import check_model_names
 from companion.llm.costs import device_for
 from companion.llm.runtime import Runtime, read_runtime
+from companion.scale import check_scale
 
 __all__ = [
     "chapter_plan",
@@ -310,8 +311,6 @@ def plan(
     ValueError
         An unknown scale, part or model.
     """
-    from companion.scale import check_scale
-
     check_scale(scale)
     if isinstance(parts, str):
         parts = (parts,)
@@ -340,16 +339,12 @@ def _steps(steps, runtime, scale=None) -> None:
         check_instance(s, f"steps[{i}]", Step)
     check_instance(runtime, "runtime", Runtime)
     if scale is not None:
-        from companion.scale import check_scale
-
         check_scale(scale)
 
 
 def planned_scale(scale: str) -> str:
     """The scale a chapter's plan is for: ``scale``, except ``"full"`` at CPU scale (the
     page built without a GPU shows what a Colab T4 would run)."""
-    from companion.scale import check_scale
-
     return "full" if check_scale(scale) == "cpu" else scale
 
 

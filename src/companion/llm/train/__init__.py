@@ -4,6 +4,7 @@
 * :mod:`~companion.llm.train.corpus`: the gensim Wikipedia bytes and their disjoint splits;
 * :mod:`~companion.llm.train.checkpoints`: hashed safetensors checkpoints and the manifest;
 * :mod:`~companion.llm.train.trainer`: the deterministic, resumable AdamW trainer;
+* :mod:`~companion.llm.train.load`: a twin as the model registry hands it out;
 * :mod:`~companion.llm.train.cli`: ``companion train``.
 
 Importing this package imports neither torch nor transformers.
