@@ -12,6 +12,7 @@ import numpy as np
 
 from companion.chapters import docname
 from companion.plotting import COLORS, legend
+from companion.reproduce import Reproduce, reproduce_box
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
 
@@ -27,6 +28,7 @@ __all__ = [
     "kfac_rows",
     "model_record",
     "records",
+    "reproduce",
 ]
 
 CHAPTER = docname(__name__)
@@ -114,6 +116,26 @@ def records(scale: str = "cpu") -> dict:
             f"`{commands(scale)}`"
         )
     return {m: have[m] for m in want}
+
+
+def reproduce(scale: str = "cpu") -> Reproduce:
+    """The page's folded "Reproduce this chapter" box: the command, the records it wrote
+    and their wall times (read from the records)."""
+    recs = records(scale)
+    return reproduce_box(
+        [commands(scale)],
+        records=[
+            f"{m}: {r['n_tokens']} held-out tokens, {len(r['ts'])} values of t, written "
+            f"{r['time'][:10]} by `{r['command']}`"
+            for m, r in recs.items()
+        ],
+        timings=[f"{m}: {r['run_s']:.0f} s (load {r['load_s']:.0f} s)" for m, r in recs.items()],
+        machine=", ".join(
+            sorted(
+                {f"{r['host']['cpus']} CPU cores, {r['host']['machine']}" for r in recs.values()}
+            )
+        ),
+    )
 
 
 def model_record(model: str, scale: str = "cpu") -> dict:
