@@ -202,7 +202,7 @@ class Claim:
         A key of :data:`EVIDENCE`.
     control : callable, optional
         ``control(scale, full) -> Measurement``: the same measure where the claim must fail;
-        it must come out ``deviates`` (``agrees=False``).
+        it must come out ``deviates`` (its tolerance, evaluated on the data, fails).
     control_method : str
         What the control changes, in words (required with ``control``).
     control_none : str
