@@ -150,16 +150,20 @@ def html_table(
 
     labels = [re.sub(r"<[^>]+>", "", c).replace('"', "&quot;") for c in columns]  # text only
 
+    stack = len(columns) > 2
+
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
         text = text if num[i] else _whole_numbers(str(text))  # a .num cell never wraps
+        if stack and str(text):  # one flex item on a phone card, so its text wraps as one
+            text = f'<div class="cell-value">{text}</div>'
         return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'
 
     body = "".join(
         "<tr>" + "".join(cell(i, t) for i, t in enumerate(row)) + "</tr>" for row in rows
     )
-    classes = ["companion-table"] + ["companion-table-stack"] * (len(columns) > 2) + cls.split()
+    classes = ["companion-table"] + ["companion-table-stack"] * stack + cls.split()
     caption = f"<caption>{caption}</caption>" if caption else ""
     return (
         f'<table class="{" ".join(classes)}">{caption}<thead><tr>{head}</tr></thead>'
