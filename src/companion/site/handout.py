@@ -29,11 +29,11 @@ _CSS = """
 @page { size: A4 landscape; margin: 6mm 6mm; }
 body {
   font-family: "DejaVu Sans", Helvetica, Arial, sans-serif;
-  font-size: 6.5pt; line-height: 1.17; color: #111;
+  font-size: 6.2pt; line-height: 1.08; color: #111;
 }
 h1 { font-size: 13pt; margin: 0 0 2mm 0; }
 .sub { font-size: 8pt; color: #444; margin-bottom: 3mm; }
-.cols { column-count: 3; column-gap: 4mm; }
+.cols { column-count: 4; column-gap: 3.5mm; }
 section.chapter { margin: 0 0 2mm 0; padding: 0 0 0 2mm; border-left: 2px solid #0072B2; }
 section.chapter h2 { break-after: avoid; font-size: 8.2pt; margin: 0 0 1mm 0; color: #0b3d6e; }
 .admonition-title { font-weight: bold; margin: 0.4mm 0; }
