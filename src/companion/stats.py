@@ -13,7 +13,7 @@ from scipy import stats as _st
 
 from companion._validate import check_finite_array, check_int, check_real
 
-__all__ = ["MCEstimate", "mean_estimate", "ratio_estimate"]
+__all__ = ["MCEstimate", "mean_estimate", "ratio_difference_estimate", "ratio_estimate"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +106,38 @@ def ratio_estimate(num, den) -> MCEstimate:
     resid = a - r * b  # linearisation of the ratio around r
     se = np.sqrt(resid.var(ddof=1) / a.size) / abs(b.mean())
     return MCEstimate(float(r), float(se), int(a.size))
+
+
+def ratio_difference_estimate(num_a, den_a, num_b, den_b) -> MCEstimate:
+    """Difference of two ratios of sums, ``sum(num_a)/sum(den_a) - sum(num_b)/sum(den_b)``,
+    with a paired delta-method standard error.
+
+    The four arrays hold one entry per independent unit (e.g. per seed), all four from the
+    same unit: the two ratios then correlate, and combining their SEs as if independent
+    overstates the SE of the difference (by 10x or more when they share their noise).
+
+    Examples
+    --------
+    >>> d = ratio_difference_estimate([2.0, 4.1], [1.0, 2.0], [2.0, 4.0], [1.0, 2.0])
+    >>> round(d.value, 4)
+    0.0333
+    """
+    names = ("num_a", "den_a", "num_b", "den_b")
+    na, da, nb, db = (
+        check_finite_array(x, name).ravel()
+        for x, name in zip((num_a, den_a, num_b, den_b), names, strict=True)
+    )
+    for x, name in zip((da, nb, db), names[1:], strict=True):
+        if x.shape != na.shape:
+            raise ValueError(
+                f"`{name}` must pair with `num_a` (same length); got {x.size} and {na.size}"
+            )
+    if na.size < 2:
+        raise ValueError(f"`num_a` must hold at least 2 draws; got {na.size}")
+    for x, name in ((da, "den_a"), (db, "den_b")):
+        if x.sum() == 0:
+            raise ValueError(f"`{name}` must have a non-zero sum (the ratio is undefined); got 0")
+    ra, rb = na.sum() / da.sum(), nb.sum() / db.sum()
+    # per-unit linearisation of each ratio, differenced within the unit
+    resid = (na - ra * da) / da.mean() - (nb - rb * db) / db.mean()
+    return MCEstimate(float(ra - rb), float(np.sqrt(resid.var(ddof=1) / na.size)), int(na.size))

@@ -168,6 +168,9 @@ VALID = {
     "stats.MCEstimate.ci": dict(level=0.95),
     "stats.mean_estimate": dict(samples=[1.0, 2.0, 3.0]),
     "stats.ratio_estimate": dict(num=[2.0, 4.0, 6.0], den=[1.0, 2.0, 3.0]),
+    "stats.ratio_difference_estimate": dict(
+        num_a=[2.0, 4.0, 6.0], den_a=[1.0, 2.0, 3.0], num_b=[2.0, 4.1, 6.0], den_b=[1.0, 2.0, 3.0]
+    ),
     # bussgang
     "theory.bussgang.absolute_moments": dict(dist="student_t", nu=5.0),
     "theory.bussgang.bussgang_cos2": dict(dist="gaussian", n=10, nu=5.0),

@@ -26,7 +26,7 @@ from companion._validate import (
     check_int,
     check_real,
 )
-from companion.stats import MCEstimate, mean_estimate, ratio_estimate
+from companion.stats import MCEstimate, mean_estimate, ratio_difference_estimate, ratio_estimate
 from companion.theory.transverse_closed_forms import (
     PAPER_TABLE2,
     BranchMoments,
@@ -61,7 +61,8 @@ class TransverseRatioResult(MCEstimate):
     It is an :class:`~companion.stats.MCEstimate` (``agrees_with``, ``z``, ``ci``), plus:
     output-space radial fractions ``R_sign``/``R_mag`` and mean energies per input
     ``E_sign``/``E_mag`` (pre-norm u), hidden-space ``R_sign_hidden``/``R_mag_hidden``
-    and ``C_hidden``, the energy ratio ``energy_ratio = E_sign/E_mag``, the mean
+    and ``C_hidden`` (with ``C_out_minus_hidden``, the difference ``C - C_hidden`` and its
+    paired per-seed SE), the energy ratio ``energy_ratio = E_sign/E_mag``, the mean
     matched ``delta``, and ``C_post_norm_fd``: the post-norm finite-difference ratio,
     kept only to show the trap (it is not Theorem 3's quantity).
     """
@@ -79,6 +80,7 @@ class TransverseRatioResult(MCEstimate):
     R_sign_hidden: MCEstimate | None = None
     R_mag_hidden: MCEstimate | None = None
     C_hidden: MCEstimate | None = None
+    C_out_minus_hidden: MCEstimate | None = None
     C_post_norm_fd: MCEstimate | None = None
     delta: float = float("nan")
     extra: dict = field(default_factory=dict, compare=False, repr=False)
@@ -305,6 +307,9 @@ def _simulate_grid(ps, n, *, m, d, samples, seeds, batch, post_norm, rng, name="
             R_sign_hidden=ratio_estimate(col("Rhn_s"), col("Eh_s")),
             R_mag_hidden=ratio_estimate(col("Rhn_m"), col("Eh_m")),
             C_hidden=ratio_estimate(col("Th_s"), col("Th_m")),
+            C_out_minus_hidden=ratio_difference_estimate(
+                col("T_s"), col("T_m"), col("Th_s"), col("Th_m")
+            ),
             C_post_norm_fd=ratio_estimate(col("F_s"), col("F_m")) if post_norm else None,
             delta=float(D[:, i].mean()),
         )
