@@ -146,7 +146,7 @@ def test_capture_module_refuses_an_unknown_what():
 
 
 def test_speech_runs_read_the_same_clips_for_both_stacks():
-    from companion.llm.dead_directions.driver import _settings
+    from companion.llm.dead_directions.driver import run_settings as _settings
 
     kw = dict(scale="cpu", tokens=None, layers=None, dtype=None, revision=None)
     for name in ("whisper-base-decoder", "whisper-base-encoder"):

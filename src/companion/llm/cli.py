@@ -225,3 +225,7 @@ def add_commands(subparsers) -> None:
     from companion.llm.dead_directions.walk_cli import add_walk_command  # issue 23
 
     add_walk_command(rs, _command_line())
+
+    from companion.llm.dead_directions.sublayers_run import add_split_command  # issue 22
+
+    add_split_command(rs, _command_line())

@@ -10,7 +10,15 @@ import time
 
 from companion.llm.dead_directions.diagnosis import diagnose
 
-__all__ = ["run_dead_directions", "run_cli", "results_dir", "results_path", "load_results"]
+__all__ = [
+    "run_dead_directions",
+    "run_cli",
+    "run_settings",
+    "calibration_batches",
+    "results_dir",
+    "results_path",
+    "load_results",
+]
 
 #: Transcript tokens per spoken clip (Whisper: 4 prompt tokens precede them, so one clip
 #: gives 100 decoder positions and 1,500 encoder frames).
@@ -56,13 +64,13 @@ def load_results(out: str | None = None, *, scale: str = "cpu") -> list[dict]:
     return ResultStore(results_path(out, scale=scale)).records()
 
 
-def _batches(spec, model, tok, settings):
+def calibration_batches(spec, model, tok, settings):
     """``(batches, number of batches)`` of the calibration input of ``settings``."""
     from companion.llm.data import image_batches, token_windows
     from companion.llm.dead_directions.presets import preset
 
     tokens, window = settings["tokens"], settings["window"]
-    if spec.modality == "speech":  # one set of clips for both stacks (see _settings)
+    if spec.modality == "speech":  # one set of clips for both stacks (see run_settings)
         from companion.llm.speech import speech_batches
         from companion.llm.whisper import feature_extractor
 
@@ -79,7 +87,7 @@ def _batches(spec, model, tok, settings):
     return list(ids.split(8)), math.ceil(n_win / 8)
 
 
-def _settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[dict, object]:
+def run_settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple[dict, object]:
     """``(settings, depth to build)`` of one run, checked before anything is loaded.
 
     Speech (Whisper's stacks): ``tokens`` counts decoder positions; both stacks read the
@@ -151,7 +159,7 @@ def _diagnose_model(spec, settings, layers, *, device, dtype, show_progress, pro
         revision=settings.get("revision"),
     )
     t_load = time.perf_counter() - t0
-    batches, total = _batches(spec, model, tok, settings)
+    batches, total = calibration_batches(spec, model, tok, settings)
     if profile_tokens is None:
         profile_tokens = max(4 * spec.width, 8192) if scale == "cpu" else None
     diag = diagnose(  # finds the final norm (Whisper's stacks: probed with example_input())
@@ -211,7 +219,7 @@ def run_dead_directions(
     check_device(device)
     check_optional_str(command, "command")
     check_optional_int(profile_tokens, "profile_tokens", low=0)
-    settings, depth = _settings(
+    settings, depth = run_settings(
         spec, init=init, scale=scale, tokens=tokens, layers=layers, dtype=dtype, revision=revision
     )
     store = ResultStore(results_path(out or results_dir(scale, write=True)))

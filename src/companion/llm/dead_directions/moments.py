@@ -10,7 +10,7 @@ from companion._validate import check_bool, check_instance, check_int
 from companion.llm._checks import check_module, check_optional_int
 from companion.llm.norms import FinalNorm
 
-__all__ = ["Moments", "accumulate", "FOLDS"]
+__all__ = ["Moments", "accumulate", "as_inputs", "FOLDS"]
 
 #: Folds of the sequences for the jackknife of the σ_min steps.
 FOLDS = 4
@@ -103,7 +103,7 @@ def _check_finite(y, name: str, batch: int) -> None:
         )
 
 
-def _as_inputs(batch, vocab: int | None, device):
+def as_inputs(batch, vocab: int | None, device):
     """One batch as a dict of model inputs on ``device``; token ids checked against the
     vocabulary (an out-of-range id would index past the embedding)."""
     import torch
@@ -179,7 +179,7 @@ def accumulate(
     t_fwd = time.perf_counter()
     with torch.no_grad(), hooks({final_norm.name: final_norm.module}, gather.on_norm):
         for batch in progress(batches, **bar):
-            inputs = _as_inputs(batch, vocab, p.device)
+            inputs = as_inputs(batch, vocab, p.device)
             want = profile and (profile_tokens is None or gather.tokens < profile_tokens)
             out = base(**inputs, output_hidden_states=want) if want else base(**inputs)
             if want:

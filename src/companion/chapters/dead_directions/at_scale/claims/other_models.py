@@ -24,10 +24,65 @@ def _not_here(needs: str, command: str):
 
 
 def _sigma_min_split(scale: str = "cpu", full: bool = False) -> Measurement:
-    _not_here(
-        "the paper's 14 checkpoints (names in the PDF; hub downloads) and, for Gemma "
-        "4-31B, about 64 GB of GPU memory in bf16",
-        "companion run dead-directions --model <each of the 14> --init trained --scale full",
+    from companion.chapters.dead_directions.at_scale.split import (
+        split_claim_records,
+        split_parts,
+        split_source,
+    )
+
+    use, _, on = split_claim_records(scale, full)
+    by, parts = split_parts(use)
+    n = sum(len(v) for v in by.values())
+    mlp = len(by.get("mlp", []))
+    other = {c: v for c, v in by.items() if c != "mlp"}
+    where = "; ".join(
+        f"{c}: " + ", ".join(f"{m} block {b}" for m, b in v) for c, v in other.items()
+    )
+    return Measurement(
+        value=f"{mlp}/{n} declines in the MLP",
+        agrees=n > 0 and not other,
+        unresolved=n == 0,
+        detail="uncentred float64 σ_min of the pre-norm stream before each block, after its "
+        "attention's residual add and after its MLP's, position 0 excluded; SE by a "
+        "delete-one-fold jackknife over 4 folds of the sequences. " + "; ".join(parts),
+        reason="" if n and not other else (
+            "no block declines below 1 − 4 SE: nothing to localise" if not n else
+            f"{n - mlp} of {n} declining blocks are not carried by the MLP alone ({where})"
+        ),
+        source=split_source(list(use.values()), scale),
+        measured_on=on,
+    )  # fmt: skip
+
+
+def _sigma_min_split_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    from companion.chapters.dead_directions.at_scale.split import (
+        CONTROL_MODEL,
+        declines,
+        split_claim_records,
+    )
+
+    _, ctl, on = split_claim_records(scale, full)
+    said = {}
+    for cancel, r in ctl.items():
+        sub, _, block = cancel.partition(":")
+        at = [d for d in declines(r) if d["block"] == int(block)]
+        said[cancel] = (sub, at[0]["carrier"] if at else "no decline", at[0] if at else None)
+    right = all(want == got for want, got, _ in said.values())
+    text = "; ".join(
+        f"{CONTROL_MODEL} with block {c.partition(':')[2]}'s {w} cancelling: found in {g}"
+        + (f" (block ×{d['block_ratio']:.3g}, attention ×{d['attn']:.3g} ± {d['attn_se']:.2g}, "
+           f"MLP ×{d['mlp']:.3g} ± {d['mlp_se']:.2g})" if d else "")
+        for c, (w, g, d) in said.items()
+    )  # fmt: skip
+    return Measurement(
+        value="; ".join(f"{c} → {g}" for c, (_, g, _) in said.items()),
+        agrees=not right,
+        detail=text,
+        reason=""
+        if not right
+        else "the rule finds each cancelled sublayer where it is, so "
+        "the decline it plants in the attention is not called an MLP decline: " + text,
+        measured_on=on,
     )
 
 
@@ -137,19 +192,26 @@ CLAIMS = (
     ),
     Claim(
         id="shirodkar.sigma_min_split",
-        statement="σ_min is preserved block to block on 13 of the paper's 14 models; Gemma 4-31B "
-        "declines (about 18×, under multimodal calibration).",
-        paper_value="13/14 (abstract); Gemma 4-31B ~18× (seed summary only)",
-        provenance=("abstract", "seed-only"),
-        method="the σ_min profile of each of the paper's 14 checkpoints",
-        tolerance="13 preserved, Gemma 4-31B declining",
+        statement="On the trained checkpoints available offline whose blocks are pre-norm "
+        "(SmolLM2-135M-Instruct, Gemma-3-270M, Whisper-base's decoder and encoder; MiniLM is "
+        "post-LN and has no pre-norm stream to split), every block whose pre-norm σ_min "
+        "declines is declining in its MLP sublayer, as the paper localises Gemma 4-31B's "
+        "decline to the MLP.",
+        paper_value="Gemma 4-31B's σ_min decline localised to the MLP sublayer (seed summary "
+        "only; the paper's 14 checkpoints are not offline)",
+        provenance=("seed-only",),
+        method="σ_min of the uncentred pre-norm stream before each block, after its "
+        "attention's residual add and after its MLP's (position 0 excluded, the σ_min records' "
+        "tokens); per block the ratios attention σ(A)/σ(X_in) and MLP σ(X_out)/σ(A), which "
+        "multiply to the block's, each with a delete-one-fold jackknife SE over 4 folds",
+        tolerance="every block with a ratio below 1 − 4 SE has its MLP ratio below 1 − 4 SE and "
+        "its attention ratio not; unresolved when no block declines",
         measure=_sigma_min_split,
-        needs="the paper's 14 checkpoints (hub) and a GPU with about 64 GB for Gemma 4-31B",
-        command="companion run dead-directions --model <each of the 14> --init trained "
-        "--scale full",
-        control_none="not run here, so there is nothing to control yet; the planned control "
-        "is the block-to-block test on a residual stream with a cancelling branch added",
-        models=("gemma4-31b",),
+        control=_sigma_min_split_control,
+        control_method="the same rule on SmolLM2 with block 10's attention (then its MLP) "
+        "replaced by a map removing 99% of the stream along its smallest singular direction: "
+        "the attention decline must not be called an MLP one, and the MLP decline must be",
+        models=("smollm2-135m", "gemma3-270m", *WHISPER),
         evidence="model",
         **COMMON,
     ),

@@ -1,0 +1,90 @@
+"""σ_min split by sublayer: the attention and MLP ratios multiply to the block ratio, the
+block ratios are the σ_min records' steps (same tokens, same estimator), a cancelling MLP
+is found in the MLP and a cancelling attention in the attention, and the splits that are not
+defined (post-LN, parallel residual) are refused in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from companion.llm import registry  # noqa: E402
+from companion.llm.capture import hook_count  # noqa: E402
+from companion.llm.dead_directions import diagnose  # noqa: E402
+from companion.llm.dead_directions.sublayers import (  # noqa: E402
+    SublayerSplit,
+    accumulate_split,
+    bottom_direction,
+    cancelling,
+    find_sublayers,
+    localise,
+    split_of,
+)
+from companion.llm.loading import build_random  # noqa: E402
+
+
+def tiny(name, width=32, layers=3):
+    return build_random(registry.get_spec(name), num_layers=layers, width=width, vocab_size=128)
+
+
+def batches(n=32, seq=32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return list(torch.randint(0, 128, (n, seq), generator=g).split(8))  # 1,024 tokens
+
+
+@pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m", "gpt2", "opt-125m"])
+def test_product_is_the_block_ratio_and_the_records_steps(name):
+    model = tiny(name)
+    m = accumulate_split(model, batches())
+    s = split_of(m.states, tokens=m.tokens)
+    assert hook_count(model) == 0
+    assert s.block.size == 3 and m.tokens == 1024
+    np.testing.assert_allclose(s.attn * s.mlp, s.block, rtol=1e-12)
+    prof = diagnose(model, batches()).profile  # the σ_min records' estimator, same rows
+    np.testing.assert_allclose(s.block, prof.steps, rtol=1e-6)
+    np.testing.assert_allclose(s.block_se, prof.step_se, rtol=1e-4, atol=1e-9)
+    back = SublayerSplit.from_record(s.to_record())
+    np.testing.assert_array_equal(back.mlp_se, s.mlp_se)
+
+
+def test_profile_tokens_stops_reading_batches():
+    m = accumulate_split(tiny("smollm2-135m"), batches(), profile_tokens=300)
+    assert m.tokens == 512  # two batches of 8 × 32: the second starts below 300
+
+
+@pytest.mark.parametrize("sublayer, carrier", [("mlp", "mlp"), ("attention", "attention")])
+def test_a_cancelling_sublayer_is_found_where_it_is(sublayer, carrier):
+    model = tiny("smollm2-135m")
+    m = accumulate_split(model, batches())
+    at = 3 if sublayer == "mlp" else 2  # block 2's input X1 is state 2, its A2 is state 3
+    acc = m.states[at][0]
+    for a in m.states[at][1:-1]:
+        acc.merge(a)
+    with cancelling(model, 2, sublayer, bottom_direction(acc), c=0.99):
+        s = split_of(accumulate_split(model, batches()).states)
+    found = localise(s)
+    assert next(d for d in found if d["block"] == 2)["carrier"] == carrier
+    layer = find_sublayers(model)[1][1][0]
+    assert type(layer.mlp).__name__ == "LlamaMLP"  # put back
+    assert type(layer.self_attn).__name__ == "LlamaAttention"
+
+
+def test_splits_that_are_not_defined_are_refused():
+    with pytest.raises(ValueError, match="post-LN"):
+        find_sublayers(tiny("minilm-l6"))
+    with pytest.raises(ValueError, match="parallel residual"):
+        find_sublayers(tiny("pythia-160m"))
+    with pytest.raises(ValueError, match="LLaMA-layout"):
+        with cancelling(tiny("gpt2"), 1, "mlp", np.ones(32)):
+            pass
+    with pytest.raises(ValueError, match="`sublayer` must be one of"):
+        with cancelling(tiny("smollm2-135m"), 1, "norm", np.ones(32)):
+            pass
+    with pytest.raises(ValueError, match="`block` must be"):
+        with cancelling(tiny("smollm2-135m"), 9, "mlp", np.ones(32)):
+            pass
+    with pytest.raises(ValueError, match="`states` must be"):
+        split_of([[1]])
