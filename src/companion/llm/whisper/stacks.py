@@ -16,6 +16,7 @@ from companion.llm.whisper.conversion import load_whisper
 
 __all__ = [
     "STACKS",
+    "checkpoint_of",
     "WhisperDecoderStack",
     "WhisperEncoderStack",
     "load_stack",
@@ -23,7 +24,27 @@ __all__ = [
 ]
 
 #: Registry name → the stack it diagnoses.
-STACKS = {"whisper-base-decoder": "decoder", "whisper-base-encoder": "encoder"}
+STACKS = {
+    "whisper-base-decoder": "decoder",
+    "whisper-base-encoder": "encoder",
+    "whisper-tiny-en-decoder": "decoder",
+    "whisper-tiny-en-encoder": "encoder",
+}
+
+
+def checkpoint_of(name: str) -> str:
+    """The checkpoint (a key of :data:`~companion.llm.whisper.checkpoint.CHECKPOINTS`) whose
+    stack the registry entry ``name`` is: its name less ``-decoder`` / ``-encoder``.
+
+    Examples
+    --------
+    >>> checkpoint_of("whisper-tiny-en-encoder")
+    'whisper-tiny-en'
+    """
+    from companion._validate import check_choice
+
+    name = check_choice(name, "name", tuple(STACKS))
+    return name.removesuffix(f"-{STACKS[name]}")
 
 
 def _output(last, states):
@@ -204,18 +225,18 @@ def build_random_stack(
 def load_stack(
     spec, *, init: str = "trained", num_layers: int | None = None, dtype=None, device=None
 ):
-    """``(stack, tokenizer)`` for the registry entry ``spec`` (``whisper-base-decoder`` or
-    ``-encoder``), in eval mode: the trained weights (converted once, then cached), or the
-    same architecture at random init (``num_layers`` blocks per stack, default the real 6;
-    seed 0) with the same tokenizer, so that the init-versus-trained comparison runs on the
-    same speech.
+    """``(stack, tokenizer)`` for the registry entry ``spec`` (a key of :data:`STACKS`:
+    ``whisper-base-decoder``, ``whisper-tiny-en-encoder``, ...), in eval mode: the trained
+    weights (converted once, then cached), or the same architecture at random init
+    (``num_layers`` blocks per stack, default the real depth; seed 0) with the same
+    tokenizer, so that the init-versus-trained comparison runs on the same speech.
 
     Raises
     ------
     ValueError
         ``num_layers`` with ``init="trained"`` (the checkpoint keeps its depth).
     ModuleNotFoundError
-        ``init="trained"`` without the two packages (naming them).
+        ``init="trained"`` without the checkpoint's packages (naming them).
     """
     import time
 
@@ -233,12 +254,12 @@ def load_stack(
                 f"their depth); got {num_layers!r}"
             )
         t0 = time.perf_counter()
-        model, tok, _ = load_whisper(dtype=dtype)
+        model, tok, _ = load_whisper(dtype=dtype, checkpoint=checkpoint_of(spec.name))
         stack = stack_cls(model).eval()
         stack._companion_load_s = time.perf_counter() - t0
     else:
         stack = build_random_stack(spec, num_layers=num_layers)
         if dtype is not None:
             stack = stack.to(dtype=dtype)
-        tok = load_tokenizer()
+        tok = load_tokenizer(checkpoint=checkpoint_of(spec.name))
     return (stack.to(device) if device is not None else stack), tok

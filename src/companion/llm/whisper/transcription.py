@@ -1,6 +1,7 @@
 """Transcribing with the converted Whisper: the English no-timestamps prompt
-(:data:`PREFIX_TOKENS`) and plain greedy decoding (:func:`greedy_transcribe`), the argmax
-that the conversion test compares with CTranslate2's.
+(:data:`PREFIX_TOKENS`, or :data:`PREFIX_TOKENS_EN` for an English-only model) and plain
+greedy decoding (:func:`greedy_transcribe`), the argmax that the conversion test compares
+with CTranslate2's.
 """
 
 from __future__ import annotations
@@ -10,22 +11,33 @@ import torch
 
 from companion._validate import check_instance, check_int
 from companion.llm._checks import check_tensor, check_tokenizer
+from companion.llm.whisper.conversion import MULTILINGUAL_VOCAB
 
-__all__ = ["PREFIX_TOKENS", "decoder_prefix", "greedy_transcribe"]
+__all__ = ["PREFIX_TOKENS", "PREFIX_TOKENS_EN", "decoder_prefix", "greedy_transcribe"]
 
 #: The decoder prompt for English transcription without timestamps, as in Whisper's own
 #: ``transcribe`` with ``language="en", without_timestamps=True`` and faster-whisper:
 #: the transcripts here are known English text with no timings to predict.
 PREFIX_TOKENS = ("<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|notimestamps|>")
+#: The same prompt for an English-only model (tiny.en): no language and no task token, as
+#: Whisper's and faster-whisper's tokenizers build it when the model is not multilingual.
+PREFIX_TOKENS_EN = ("<|startoftranscript|>", "<|notimestamps|>")
+#: Whisper's 1,501 timestamp tokens ``<|0.00|>`` .. ``<|30.00|>`` follow the tokenizer's
+#: tokens in the model's vocabulary; transformers' tokenizer does not list them.
+_TIMESTAMPS = 1501
 
 
 def decoder_prefix(tokenizer) -> list[int]:
-    """The ids of :data:`PREFIX_TOKENS` (Whisper-base: 50258, 50259, 50359, 50363)."""
-    ids = check_tokenizer(tokenizer).convert_tokens_to_ids(list(PREFIX_TOKENS))
+    """The ids of the decoder's prompt: :data:`PREFIX_TOKENS` for a multilingual tokenizer
+    (Whisper-base: 50258, 50259, 50359, 50363), :data:`PREFIX_TOKENS_EN` for an English-only
+    one (tiny.en: 50257, 50362). A tokenizer is multilingual by Whisper's rule on the model's
+    vocabulary (:data:`~companion.llm.whisper.conversion.MULTILINGUAL_VOCAB`), counted with
+    the timestamp tokens."""
+    multilingual = len(check_tokenizer(tokenizer)) + _TIMESTAMPS >= MULTILINGUAL_VOCAB
+    tokens = PREFIX_TOKENS if multilingual else PREFIX_TOKENS_EN
+    ids = tokenizer.convert_tokens_to_ids(list(tokens))
     if any(i is None or i == tokenizer.unk_token_id for i in ids):
-        raise ValueError(
-            f"`tokenizer` must know Whisper's special tokens {PREFIX_TOKENS}; got ids {ids}"
-        )
+        raise ValueError(f"`tokenizer` must know Whisper's special tokens {tokens}; got ids {ids}")
     return list(ids)
 
 
