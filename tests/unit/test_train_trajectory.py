@@ -1,0 +1,138 @@
+"""The trajectory records of the trained-here twins (``companion train-geometry``): one
+record per checkpoint, resumable, and every bad input refused before a model is used.
+
+A 1-block, width-32 twin trains on synthetic bytes for 3 steps (seconds) and is read with
+small settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from companion.llm.train import CheckpointError, TrainConfig, train  # noqa: E402
+from companion.llm.train.checkpoints import read_manifest  # noqa: E402
+from companion.llm.train.geometry import GeometrySettings  # noqa: E402
+from companion.llm.train.trajectory import load_records, run_trajectory  # noqa: E402
+
+TINY = dict(layers=1, width=32, heads=2)
+SMALL = GeometrySettings(calib_windows=8, eval_windows=2, seeds=2)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return np.random.default_rng(0).integers(0, 256, 20000).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, data):
+    import os
+
+    os.environ["COMPANION_PROGRESS"] = "0"
+    out = {}
+    for model in ("tiny-gpt-ln", "tiny-gpt-rms"):
+        folder = tmp_path_factory.mktemp(model)
+        cfg = TrainConfig(model, steps=3, batch=4, context=16, eval_windows=4, **TINY)
+        train(cfg, folder=folder, data=data)
+        out[model] = folder
+    return out
+
+
+def _run(model, folder, out, data, **kw):
+    return run_trajectory(
+        model, steps=3, folder=folder, out=out, settings=SMALL, data=data, command="test", **kw
+    )
+
+
+def test_one_record_per_checkpoint_with_both_papers_reads(runs, data, tmp_path):
+    recs = _run("tiny-gpt-ln", runs["tiny-gpt-ln"], tmp_path, data)
+    manifest = read_manifest(runs["tiny-gpt-ln"])
+    assert [r["step"] for r in recs] == [c["step"] for c in manifest["checkpoints"]]
+    assert [r["sha256"] for r in recs] == [c["sha256"] for c in manifest["checkpoints"]]
+    r = recs[-1]
+    assert r["command"] == "test" and r["wall_s"] > 0 and r["val_loss"] > 0
+    assert [n["name"] for n in r["norms"]][-1] == "gpt_neox.final_layer_norm"
+    assert len(r["norms"]) == 3 and all(n["verdict"] == "layernorm" for n in r["norms"])
+    assert len(r["linears"]) == 4 and 0.5 < r["linears"][0]["row_cos2"] < 0.8
+    assert len(r["flips"]["flip"]) == SMALL.seeds == len(r["flips"]["random_columns"])
+    assert len(r["profile"]["sigma_min"]) == 2  # the embedding and the pre-final-norm state
+    text = (tmp_path / "trajectory.jsonl").read_text(encoding="utf-8")
+    assert all(json.loads(line) for line in text.splitlines())  # strict JSON lines
+    rms = _run("tiny-gpt-rms", runs["tiny-gpt-rms"], tmp_path, data)
+    assert all(n["verdict"] == "rmsnorm" for n in rms[-1]["norms"])
+
+
+def test_resume_skips_stored_checkpoints(runs, data, tmp_path):
+    first = _run("tiny-gpt-ln", runs["tiny-gpt-ln"], tmp_path, data)
+    again = _run("tiny-gpt-ln", runs["tiny-gpt-ln"], tmp_path, data, resume=True)
+    assert [r["time"] for r in again] == [r["time"] for r in first]
+    assert len(load_records(tmp_path)) == len(first)
+
+
+def test_a_corrupt_foreign_or_other_twin_checkpoint_is_refused(runs, data, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(runs["tiny-gpt-ln"], folder)
+    # the other twin's checkpoint, listed with its own (matching) hash: refused by content
+    other = runs["tiny-gpt-rms"] / "step-000002.safetensors"
+    shutil.copy(other, folder / "step-000002.safetensors")
+    manifest = read_manifest(folder)
+    entry = next(c for c in manifest["checkpoints"] if c["step"] == 2)
+    entry["sha256"] = hashlib.sha256(other.read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(CheckpointError, match="belongs to 'tiny-gpt-rms'"):
+        _run("tiny-gpt-ln", folder, tmp_path / "o1", data)
+    # a corrupt file: refused before it is loaded, and nothing of it is written
+    raw = bytearray((folder / "step-000001.safetensors").read_bytes())
+    raw[-1] ^= 1
+    (folder / "step-000001.safetensors").write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match="is corrupt"):
+        _run("tiny-gpt-ln", folder, tmp_path / "o2", data)
+    assert [r["step"] for r in load_records(tmp_path / "o2")] == [0]
+    # the other twin's whole run
+    with pytest.raises(CheckpointError, match="trained 'tiny-gpt-rms', not 'tiny-gpt-ln'"):
+        _run("tiny-gpt-ln", runs["tiny-gpt-rms"], tmp_path / "o3", data)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--model", "tiny-gpt"], "argument --model: invalid choice: 'tiny-gpt'"),
+        (["--model", "tiny-gpt-ln", "--steps", "0"], "argument --steps: must be an integer >= 1"),
+        (["--model", "tiny-gpt-ln", "--steps", "-3"], "argument --steps: must be an integer"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    from companion.cli import main
+
+    try:
+        code = main(["train-geometry", *argv])
+    except SystemExit as stop:
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
+
+
+def test_cli_without_a_run_or_with_a_foreign_file_is_exit_2(tmp_path, capsys):
+    from companion.cli import main
+
+    code = main(["train-geometry", "--model", "tiny-gpt-rms", "--run", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "no training run of 'tiny-gpt-rms'" in err and err.count("\n") == 1
+    (tmp_path / "manifest.json").write_text('{"format": "something-else/1"}')
+    code = main(["train-geometry", "--model", "tiny-gpt-rms", "--run", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: manifest ") and "is not a" in err
+
+
+def test_settings_are_checked_before_anything_loads():
+    with pytest.raises(ValueError, match="`calib_windows` must be"):
+        GeometrySettings(calib_windows=2)
+    with pytest.raises(ValueError, match="`p` must be"):
+        GeometrySettings(p=1.5)
