@@ -1,7 +1,6 @@
 """The claims of ``book/sign_magnitude/theorem3.md``, declared as data (:data:`CLAIMS`, collected
-by :mod:`companion.ledger`): ``dong.thm3.limit``, ``dong.thm3.small_p``, ``dong.thm3.finite_p``,
-``dong.thm3.author_code``, ``dong.thm3.table2``, ``dong.thm3.hidden_equals_output``,
-``dong.thm3.post_norm_trap``. Each measure and its control read the chapter's ``SIZES[scale]``."""
+by :mod:`companion.ledger`): ``dong.thm3.*`` (limit, small_p, finite_p, author_code, table2,
+hidden_equals_output, post_norm_trap). Each measure and its control read ``SIZES[scale]``."""
 
 from __future__ import annotations
 
@@ -240,19 +239,15 @@ def _thm3_hidden(scale: str = "cpu", full: bool = False) -> Measurement:
     parts, ok, res = [], True, []
     for p in (0.01, 0.05):
         r = lad[n][LADDER_PS.index(p)]
-        # the difference's SE paired per seed: both ratios come from the same weight draws
-        diff = r.value - r.C_hidden.value
-        se = r.C_out_minus_hidden.stderr
-        z = diff / se
-        ok &= abs(z) <= 4
+        diff, se = r.value - r.C_hidden.value, r.C_out_minus_hidden.stderr  # SE paired
+        ok &= abs(diff) <= 4 * se
         res.append(4 * se / r.value)
-        parts.append(
-            f"p = {p:g}: C_out {r:.4f}, C_hidden {r.C_hidden:.4f}, difference "
-            f"{diff:+.5f} ± {se:.5f} (z = {z:+.2f})"
-        )
+        parts.append(f"p = {p:g}: C_out {r:.4f}, C_hidden {r.C_hidden:.4f}, difference "
+                     f"{diff:+.5f} ± {se:.5f} (z = {diff / se:+.2f})")  # fmt: skip
+    first = lad[n][LADDER_PS.index(0.01)].C_hidden
     return Measurement(
-        value=lad[n][LADDER_PS.index(0.01)].C_hidden.value,
-        stderr=lad[n][LADDER_PS.index(0.01)].C_hidden.stderr,
+        value=first.value,
+        stderr=first.stderr,
         agrees=bool(ok),
         reason="" if ok else "C on the hidden layer differs from C on the output by > 4 SE",
         detail=f"n = m = d = {n} (the ladder's widest run; value shown: C_hidden at p = 0.01): "

@@ -11,6 +11,9 @@ class Sizes:
     check_n: int  # width n = m = d of the chapter's two-flip-rate check
     check_samples: int  # sphere inputs per seed there
     check_seeds: int  # independent weight draws there
+    # relative tolerances the check's width resolves (C_hidden against C; the post-norm
+    # readout against its inflation); None at smoke, where the O(1/n) terms exceed them
+    check_tols: tuple | None
     table_widths: tuple  # widths of the chapter's Table 2
     table_samples: int
     table_seeds: int
@@ -27,6 +30,7 @@ SIZES = {
         check_n=256,
         check_samples=600,
         check_seeds=6,
+        check_tols=(0.01, 0.05),
         table_widths=(256, 512),
         table_samples=1000,
         table_seeds=3,
@@ -41,6 +45,7 @@ SIZES = {
         check_n=1024,
         check_samples=10000,
         check_seeds=10,
+        check_tols=(0.01, 0.05),
         table_widths=(256, 512, 1024, 2048),
         table_samples=10000,
         table_seeds=20,
@@ -55,6 +60,7 @@ SIZES = {
         check_n=32,
         check_samples=50,
         check_seeds=2,
+        check_tols=None,
         table_widths=(32,),
         table_samples=50,
         table_seeds=2,
