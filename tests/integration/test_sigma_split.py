@@ -88,3 +88,46 @@ def test_splits_that_are_not_defined_are_refused():
             pass
     with pytest.raises(ValueError, match="`states` must be"):
         split_of([[1]])
+
+
+def _record(attn, mlp, se=0.01):
+    attn, mlp = np.asarray(attn), np.asarray(mlp)
+    return {
+        "split_attn": attn.tolist(), "split_attn_se": [se] * attn.size,
+        "split_mlp": mlp.tolist(), "split_mlp_se": [se] * mlp.size,
+        "split_block": (attn * mlp).tolist(), "split_block_se": [se] * attn.size,
+        "split_sigma_min": [], "split_tokens": 8192, "split_folds": 4,
+    }  # fmt: skip
+
+
+def test_the_claims_reading_of_a_record():
+    from companion.chapters.dead_directions.at_scale.split import (
+        declines,
+        product_gap,
+        split_parts,
+    )
+
+    r = _record([1.2, 0.5, 0.9, 1.0], [0.5, 1.5, 0.9, 1.0])
+    assert [(d["block"], d["carrier"]) for d in declines(r)] == [
+        (1, "mlp"), (2, "attention"), (3, "both")
+    ]  # fmt: skip
+    assert product_gap(r) < 1e-15
+    by, parts = split_parts({"toy": r})
+    assert by == {"mlp": [("toy", 1)], "attention": [("toy", 2)], "both": [("toy", 3)]}
+    assert parts[0].startswith("toy: 3 of 4 blocks below 1 − 4 SE")
+    noisy = _record([0.9], [0.9], se=0.1)  # a decline no half resolves at 4 SE
+    noisy["split_block_se"] = [0.01]
+    assert declines(noisy)[0]["carrier"] == "unresolved"
+
+
+def test_the_claim_and_its_control_from_the_committed_records():
+    from companion import ledger
+
+    r = ledger.run("shirodkar.sigma_min_split", scale="cpu")
+    if r.status == "not-run":  # a model registered since the records were written
+        assert "missing" in r.reason
+        return
+    assert r.status in ("reproduced", "deviates", "unresolved")
+    assert r.control_status == "deviates", r.control_detail
+    assert "mlp:10 → mlp" in str(r.control_value)
+    assert "attention:10 → attention" in str(r.control_value)
