@@ -131,3 +131,39 @@ def test_the_claim_and_its_control_from_the_committed_records():
     assert r.control_status == "deviates", r.control_detail
     assert "mlp:10 → mlp" in str(r.control_value)
     assert "attention:10 → attention" in str(r.control_value)
+
+
+SPLIT = ["run", "sigma-split"]
+
+
+@pytest.mark.parametrize(
+    "argv, text",
+    [
+        (SPLIT + ["--model", "minilm-l6"], "is post-LN"),
+        (SPLIT + ["--model", "smollm2-135m", "--cancel", "norm:3"], "`cancel` must be"),
+        (SPLIT + ["--model", "smollm2-135m", "--cancel", "mlp:31"], "in [1, 30]; got 31"),
+        (SPLIT + ["--model", "all", "--out", "/proc/nope"], "`out` must be a folder"),
+        (SPLIT + ["--model", "smollm2-135m", "--tokens", "100"], "`tokens` must be > d"),
+    ],
+)
+def test_cli_errors_are_one_line_before_any_model_loads(argv, text, capsys, monkeypatch):
+    from companion import cli
+    from companion.llm import loading
+
+    monkeypatch.setattr(loading, "load_model", lambda *a, **k: pytest.fail("loaded a model"))
+    rc = cli.main(argv)
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and line.startswith("error: ") and text in line, line
+
+
+def test_cli_writes_a_resumable_record(tmp_path, capsys):
+    from companion import cli
+    from companion.llm.dead_directions.sublayers_run import load_split_results
+
+    argv = SPLIT + ["--model", "smollm2-135m", "--scale", "smoke", "--out", str(tmp_path)]
+    assert cli.main(argv + ["--cancel", "mlp:1"]) == 0
+    assert cli.main(argv + ["--cancel", "mlp:1", "--resume"]) == 0
+    (rec,) = load_split_results(str(tmp_path), scale="smoke")
+    assert rec["settings"]["cancel"] == "mlp:1" and rec["command"].startswith("companion")
+    assert rec["localised"][0]["carrier"] == "mlp"
+    assert {"model", "scale", "device", "dtype", "wall_s"} <= set(rec)
