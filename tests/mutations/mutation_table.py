@@ -662,6 +662,7 @@ NO_MUTATION = {
     "library function enters it",
     "dong.abstract.rcol_19": "not run: no definition of R_col to measure",
     "dong.abstract.ppl_gap_67": "not run: no definition of the 67× statistic",
+    "shirodkar.sigma_min_paper": "not run: the paper's 14 checkpoints are on the hub",
     "shirodkar.pythia_trajectory": "not run: Pythia-1B's step checkpoints are on the hub",
     "shirodkar.trained_vision": "not run: ViT-B/16 and DINOv2 checkpoints are on the hub",
     "shirodkar.classifier_paper": "not run: the paper's 14 model names are in the PDF",
