@@ -24,7 +24,7 @@ def not_run_here():
     return {
         "dong.abstract.rcol_19",
         "dong.abstract.ppl_gap_67",
-        "shirodkar.sigma_min_split",
+        "shirodkar.sigma_min_paper",
         "shirodkar.pythia_trajectory",
         "shirodkar.trained_vision",
         "shirodkar.classifier_paper",

@@ -88,3 +88,82 @@ def test_splits_that_are_not_defined_are_refused():
             pass
     with pytest.raises(ValueError, match="`states` must be"):
         split_of([[1]])
+
+
+def _record(attn, mlp, se=0.01):
+    attn, mlp = np.asarray(attn), np.asarray(mlp)
+    return {
+        "split_attn": attn.tolist(), "split_attn_se": [se] * attn.size,
+        "split_mlp": mlp.tolist(), "split_mlp_se": [se] * mlp.size,
+        "split_block": (attn * mlp).tolist(), "split_block_se": [se] * attn.size,
+        "split_sigma_min": [], "split_tokens": 8192, "split_folds": 4,
+    }  # fmt: skip
+
+
+def test_the_claims_reading_of_a_record():
+    from companion.chapters.dead_directions.at_scale.split import (
+        declines,
+        product_gap,
+        split_parts,
+    )
+
+    r = _record([1.2, 0.5, 0.9, 1.0], [0.5, 1.5, 0.9, 1.0])
+    assert [(d["block"], d["carrier"]) for d in declines(r)] == [
+        (1, "mlp"), (2, "attention"), (3, "both")
+    ]  # fmt: skip
+    assert product_gap(r) < 1e-15
+    by, parts = split_parts({"toy": r})
+    assert by == {"mlp": [("toy", 1)], "attention": [("toy", 2)], "both": [("toy", 3)]}
+    assert parts[0].startswith("toy: 3 of 4 blocks below 1 − 4 SE")
+    noisy = _record([0.9], [0.9], se=0.1)  # a decline no half resolves at 4 SE
+    noisy["split_block_se"] = [0.01]
+    assert declines(noisy)[0]["carrier"] == "unresolved"
+
+
+def test_the_claim_and_its_control_from_the_committed_records():
+    from companion import ledger
+
+    r = ledger.run("shirodkar.sigma_min_split", scale="cpu")
+    if r.status == "not-run":  # a model registered since the records were written
+        assert "missing" in r.reason
+        return
+    assert r.status in ("reproduced", "deviates", "unresolved")
+    assert r.control_status == "deviates", r.control_detail
+    assert "mlp:10 → mlp" in str(r.control_value)
+    assert "attention:10 → attention" in str(r.control_value)
+
+
+SPLIT = ["run", "sigma-split"]
+
+
+@pytest.mark.parametrize(
+    "argv, text",
+    [
+        (SPLIT + ["--model", "minilm-l6"], "is post-LN"),
+        (SPLIT + ["--model", "smollm2-135m", "--cancel", "norm:3"], "`cancel` must be"),
+        (SPLIT + ["--model", "smollm2-135m", "--cancel", "mlp:31"], "in [1, 30]; got 31"),
+        (SPLIT + ["--model", "all", "--out", "/proc/nope"], "`out` must be a folder"),
+        (SPLIT + ["--model", "smollm2-135m", "--tokens", "100"], "`tokens` must be > d"),
+    ],
+)
+def test_cli_errors_are_one_line_before_any_model_loads(argv, text, capsys, monkeypatch):
+    from companion import cli
+    from companion.llm import loading
+
+    monkeypatch.setattr(loading, "load_model", lambda *a, **k: pytest.fail("loaded a model"))
+    rc = cli.main(argv)
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and line.startswith("error: ") and text in line, line
+
+
+def test_cli_writes_a_resumable_record(tmp_path, capsys):
+    from companion import cli
+    from companion.llm.dead_directions.sublayers_run import load_split_results
+
+    argv = SPLIT + ["--model", "smollm2-135m", "--scale", "smoke", "--out", str(tmp_path)]
+    assert cli.main(argv + ["--cancel", "mlp:1"]) == 0
+    assert cli.main(argv + ["--cancel", "mlp:1", "--resume"]) == 0
+    (rec,) = load_split_results(str(tmp_path), scale="smoke")
+    assert rec["settings"]["cancel"] == "mlp:1" and rec["command"].startswith("companion")
+    assert rec["localised"][0]["carrier"] == "mlp"
+    assert {"model", "scale", "device", "dtype", "wall_s"} <= set(rec)

@@ -140,6 +140,30 @@ def _shift_fit(fit, dbeta):
 TR = "companion.theory.transverse_ratio."
 LOAD_DEAD = "companion.chapters.dead_directions.at_scale.records._load"
 LOAD_WALK = "companion.chapters.dead_directions.walk._load"
+LOAD_SPLIT = "companion.llm.dead_directions.sublayers_run.load_split_results"
+
+
+def _split_edit(edit):
+    """The σ_min split records, each passed through ``edit(record)`` (a copy)."""
+
+    def fn(recs, *a, **kw):
+        out = []
+        for r in recs:
+            r = copy.deepcopy(r)
+            edit(r)
+            out.append(r)
+        return out
+
+    return post(fn)
+
+
+def _swap_halves(r):
+    for a, b in (("split_attn", "split_mlp"), ("split_attn_se", "split_mlp_se")):
+        r[a], r[b] = r[b], r[a]
+
+
+def _attn_is_block(r):
+    r["split_attn"], r["split_attn_se"] = r["split_block"], r["split_block_se"]
 
 
 def _walk_curves(edit):
@@ -607,6 +631,20 @@ MUTATIONS = (
         "the t⁴ term dropped from the fit (c4 = 0: the large-t slope falls to 2)",
         post(lambda c, *a, **k: (c[0], c[1], 0.0)),
     ),
+    M(
+        "shirodkar.sigma_min_split",
+        LOAD_SPLIT,
+        "the attention and MLP ratios (and their SEs) swapped: every MLP decline read as "
+        "attention's",
+        _split_edit(_swap_halves),
+    ),
+    M(
+        "shirodkar.sigma_min_split",
+        LOAD_SPLIT,
+        "the attention ratio read from the wrong state (the block's output, not the MLP "
+        "pre-norm's input): every decline read as in both halves",
+        _split_edit(_attn_is_block),
+    ),
 )
 
 
@@ -624,7 +662,7 @@ NO_MUTATION = {
     "library function enters it",
     "dong.abstract.rcol_19": "not run: no definition of R_col to measure",
     "dong.abstract.ppl_gap_67": "not run: no definition of the 67× statistic",
-    "shirodkar.sigma_min_split": "not run: the paper's 14 checkpoints are on the hub",
+    "shirodkar.sigma_min_paper": "not run: the paper's 14 checkpoints are on the hub",
     "shirodkar.pythia_trajectory": "not run: Pythia-1B's step checkpoints are on the hub",
     "shirodkar.trained_vision": "not run: ViT-B/16 and DINOv2 checkpoints are on the hub",
     "shirodkar.classifier_paper": "not run: the paper's 14 model names are in the PDF",

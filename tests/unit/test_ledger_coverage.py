@@ -52,7 +52,7 @@ COVERAGE = {
     "T4 toy": ["shirodkar.sigma_min_residual"],
     "T4 data-matrix condition": ["shirodkar.sigma_min_condition"],
     "T4 on models, block to block": ["shirodkar.sigma_min_models"],
-    "T4 13/14 and Gemma 4-31B": ["shirodkar.sigma_min_split"],
+    "T4 13/14 and Gemma 4-31B": ["shirodkar.sigma_min_paper", "shirodkar.sigma_min_split"],
     "Schur ratio baseline": ["shirodkar.schur_baseline"],
     "Schur ratio at init (0–0.3)": ["shirodkar.schur_init"],
     "Schur ratio trained (→ 1)": ["shirodkar.schur_trained"],

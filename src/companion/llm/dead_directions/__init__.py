@@ -32,7 +32,9 @@ records included. :func:`run_dead_directions` is the resumable driver behind
 
 Modules: :mod:`.reads` (one covariance's read of v*, the Schur ratio, the σ_min profile),
 :mod:`.moments` (:func:`accumulate`), :mod:`.diagnosis` (:class:`Diagnosis`,
-:func:`read_out`, :func:`diagnose`), :mod:`.driver` (results files, the CLI).
+:func:`read_out`, :func:`diagnose`), :mod:`.driver` (results files, the CLI),
+:mod:`.sublayers` (σ_min split by sublayer: attention or MLP) and :mod:`.sublayers_run`
+(``companion run sigma-split``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ from __future__ import annotations
 __all__ = [
     "CONTROLS",
     "CONTROL_MODEL",
+    "controls",
+    "claim_models",
     "split_claim_records",
     "declines",
     "split_commands",
@@ -23,11 +25,29 @@ CONTROL_MODEL = "smollm2-135m"
 CONTROLS = ("mlp:10", "attention:10")
 
 
-def split_commands() -> str:
-    """The commands that write the records the claim reads (CPU scale)."""
-    c = "companion run sigma-split --resume"
+def controls(scale: str) -> tuple:
+    """The controls' settings at ``scale`` (the smoke scale builds one block: block 1)."""
+    return ("mlp:1", "attention:1") if scale == "smoke" else CONTROLS
+
+
+def claim_models(scale: str) -> tuple:
+    """The checkpoints the claim reads at ``scale``: every splittable offline one (at smoke
+    scale the text ones, built tiny: Whisper's stacks are not built small there)."""
+    from companion.llm.dead_directions.sublayers_run import split_models
+    from companion.llm.registry import get_spec
+
+    names = split_models()
+    if scale == "smoke":
+        names = tuple(m for m in names if get_spec(m).modality != "speech")
+    return names
+
+
+def split_commands(scale: str = "cpu") -> str:
+    """The commands that write the records the claim reads."""
+    c = "companion run sigma-split --resume" + ("" if scale == "cpu" else f" --scale {scale}")
     return "; ".join(
-        [f"{c} --model all"] + [f"{c} --model {CONTROL_MODEL} --cancel {x}" for x in CONTROLS]
+        [f"{c} --model " + " --model ".join(claim_models(scale))]
+        + [f"{c} --model {CONTROL_MODEL} --cancel {x}" for x in controls(scale)]
     )
 
 
@@ -41,14 +61,10 @@ def split_claim_records(scale: str, full: bool) -> tuple[dict, dict, dict]:
     ``scale`` (the last written wins); :class:`~companion.claims.NotRun` naming the missing
     ones (``full`` runs them first, resumably)."""
     from companion.claims import complete, measured_on_records
-    from companion.llm.dead_directions.sublayers_run import (
-        load_split_results,
-        run_sigma_split,
-        split_models,
-    )
+    from companion.llm.dead_directions.sublayers_run import load_split_results, run_sigma_split
 
-    models = split_models()
-    want = [*models, *(f"{CONTROL_MODEL} (cancel {c})" for c in CONTROLS)]
+    models, ctls = claim_models(scale), controls(scale)
+    want = [*models, *(f"{CONTROL_MODEL} (cancel {c})" for c in ctls)]
 
     def recs():
         got = [r for r in load_split_results(scale=scale) if r.get("init") == "trained"]
@@ -60,10 +76,11 @@ def split_claim_records(scale: str, full: bool) -> tuple[dict, dict, dict]:
             cancel = rest.rstrip(")") or None
             run_sigma_split(name, scale=scale, cancel=cancel, resume=True)
 
-    count = complete(want, lambda: list(recs()), command=split_commands(), full=full, run=run)
+    cmd = split_commands(scale)
+    count = complete(want, lambda: list(recs()), command=cmd, full=full, run=run)
     have = recs()
     use = {m: have[m] for m in models}
-    ctl = {c: have[f"{CONTROL_MODEL} (cancel {c})"] for c in CONTROLS}
+    ctl = {c: have[f"{CONTROL_MODEL} (cancel {c})"] for c in ctls}
     folder = "sigma_split" if scale == "cpu" else f"sigma_split_{scale}"
     on = measured_on_records(
         [*use.values(), *ctl.values()], file=f"{folder}/sigma_split.jsonl", scale=scale,

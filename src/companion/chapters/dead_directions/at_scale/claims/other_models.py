@@ -1,5 +1,5 @@
 """Beyond the registry's small checkpoints (``shirodkar.sigma_min_whisper``,
-``shirodkar.sigma_min_split``, ``shirodkar.classifier_whisper``,
+``shirodkar.sigma_min_split``, ``shirodkar.sigma_min_paper``, ``shirodkar.classifier_whisper``,
 ``shirodkar.pythia_trajectory``, ``shirodkar.trained_vision``, ``shirodkar.classifier_paper``):
 Whisper-base's encoder and decoder, and the paper's checkpoints that need the hub or a GPU."""
 
@@ -83,6 +83,14 @@ def _sigma_min_split_control(scale: str = "cpu", full: bool = False) -> Measurem
         else "the rule finds each cancelled sublayer where it is, so "
         "the decline it plants in the attention is not called an MLP decline: " + text,
         measured_on=on,
+    )
+
+
+def _sigma_min_paper(scale: str = "cpu", full: bool = False) -> Measurement:
+    _not_here(
+        "the paper's 14 checkpoints (names in the PDF; hub downloads) and, for Gemma "
+        "4-31B, about 64 GB of GPU memory in bf16",
+        "companion run dead-directions --model <each of the 14> --init trained --scale full",
     )
 
 
@@ -212,6 +220,24 @@ CLAIMS = (
         "replaced by a map removing 99% of the stream along its smallest singular direction: "
         "the attention decline must not be called an MLP one, and the MLP decline must be",
         models=("smollm2-135m", "gemma3-270m", *WHISPER),
+        evidence="model",
+        **COMMON,
+    ),
+    Claim(
+        id="shirodkar.sigma_min_paper",
+        statement="σ_min is preserved block to block on 13 of the paper's 14 models; Gemma 4-31B "
+        "declines (about 18×, under multimodal calibration).",
+        paper_value="13/14 (abstract); Gemma 4-31B ~18× (seed summary only)",
+        provenance=("abstract", "seed-only"),
+        method="the σ_min profile of each of the paper's 14 checkpoints",
+        tolerance="13 preserved, Gemma 4-31B declining",
+        measure=_sigma_min_paper,
+        needs="the paper's 14 checkpoints (hub) and a GPU with about 64 GB for Gemma 4-31B",
+        command="companion run dead-directions --model <each of the 14> --init trained "
+        "--scale full",
+        control_none="not run here, so there is nothing to control yet; the planned control "
+        "is the block-to-block test on a residual stream with a cancelling branch added",
+        models=("gemma4-31b",),
         evidence="model",
         **COMMON,
     ),
