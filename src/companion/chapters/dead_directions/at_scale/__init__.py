@@ -37,6 +37,7 @@ __all__ = [
     "trained",
     "trained_models",
     "WHISPER",
+    "WHISPER_CHECKPOINTS",
     "abs_gamma",
     "draw_whisper",
     "min_step",
@@ -59,6 +60,7 @@ from companion.chapters.dead_directions.at_scale.figures import (  # noqa: E402
 )
 from companion.chapters.dead_directions.at_scale.records import (  # noqa: E402
     WHISPER,
+    WHISPER_CHECKPOINTS,
     abs_gamma,
     commands,
     confusion,

@@ -1,6 +1,6 @@
 """Part II at scale, its figures: the Explore figure (a model's spectrum and σ_min profile at
 random initialisation and trained), the null distribution, the random-initialisation table, the
-profile figure and Whisper-base's figure, pure functions of the records."""
+profile figure and Whisper's figure, pure functions of the records."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from companion.chapters.dead_directions.at_scale.records import (
     random_init,
     record_label,
     records,
+    stack_label,
     trained_models,
     whisper_records,
 )
@@ -220,7 +221,7 @@ def draw_whisper(fig, scale: str = "cpu"):
     ax1, ax2 = fig.subplots(1, 2)
     bars = []  # (label, ρ, colour): the kernel in blue, the controls in orange
     for r in (r for r in recs if r["init"] == "trained"):
-        stack, c = r["model"].removeprefix("whisper-base-"), r.get("controls", {})
+        stack, c = stack_label(r["model"]), r.get("controls", {})
         bars.append((f"{stack}\nfloat32", r["diag_rayleigh"], COLORS["theory"]))
         bars.append(
             (f"{stack}\nfloat64", abs(r.get("diag_rayleigh_fp64", np.nan)), COLORS["theory"])
@@ -237,10 +238,11 @@ def draw_whisper(fig, scale: str = "cpu"):
         se = np.asarray(r.get("sigma_step_se_no_pos0") or [np.nan] * steps.size, dtype=float)
         ls = "-" if r["init"] == "trained" else ":"
         col = COLORS["theory"] if "decoder" in r["model"] else COLORS["alt"]
+        mark = "s" if "tiny" in r["model"] else "o"  # tiny.en's stacks: squares
         if r["layers"] == len(steps):
             x = np.arange(1, steps.size + 1)
             ax2.errorbar(
-                x, steps, yerr=2 * se, fmt="o" + ls, ms=3, color=col, label=record_label(r)
+                x, steps, yerr=2 * se, fmt=mark + ls, ms=3, color=col, label=record_label(r)
             )
     ax2.axhline(1.0, color=COLORS["grey"], lw=1)
     ax2.set(
@@ -249,4 +251,4 @@ def draw_whisper(fig, scale: str = "cpu"):
         ylabel="σ_min(X_ℓ) / σ_min(X_ℓ₋₁)",
         title="pre-norm stream, block to block",
     )
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.15))

@@ -1,5 +1,5 @@
 """Part II at scale, its records: the results that ``companion run dead-directions`` wrote (the
-records at each scale, the models still missing and the commands that make them, Whisper-base's
+records at each scale, the models still missing and the commands that make them, Whisper's
 records) and what the page and the claims read from them."""
 
 from __future__ import annotations
@@ -130,26 +130,35 @@ def confusion(records) -> dict:
     return out
 
 
-#: Whisper-base's two trained pre-LN stacks, each with its own final LayerNorm; their input
-#: is speech synthesised here by espeak-ng from Wikipedia text (companion.llm.speech).
-WHISPER = ("whisper-base-decoder", "whisper-base-encoder")
-_WHISPER_RUN = "companion run dead-directions --model whisper-base-decoder --model "
-_WHISPER_RUN += "whisper-base-encoder --init {init} --resume"
+#: The packaged Whisper checkpoints (Whisper-base; tiny.en, English-only) and how a label
+#: names them.
+WHISPER_CHECKPOINTS = {"whisper-base": "base", "whisper-tiny-en": "tiny.en"}
+#: Their trained pre-LN stacks, each with its own final LayerNorm; their input is speech
+#: synthesised here by espeak-ng from Wikipedia text (companion.llm.speech).
+WHISPER = tuple(f"{c}-{s}" for c in WHISPER_CHECKPOINTS for s in ("decoder", "encoder"))
+_INITS = {"trained": "trained", "random-full": "random --layers full", "random": "random"}
 
 
-def whisper_commands() -> dict:
-    """The commands that write Whisper's records: ``{"trained", "random-full", "random"}``."""
-    return {
-        "trained": _WHISPER_RUN.format(init="trained"),
-        "random-full": _WHISPER_RUN.format(init="random --layers full"),
-        "random": _WHISPER_RUN.format(init="random"),
-    }
+def whisper_commands(checkpoint: str | None = None) -> dict:
+    """The commands that write Whisper's records: ``{"trained", "random-full", "random"}``,
+    of one checkpoint's two stacks (a key of :data:`WHISPER_CHECKPOINTS`), or of every stack
+    in one command (``checkpoint=None``)."""
+    from companion._validate import check_choice
+
+    if checkpoint is None:
+        models = WHISPER
+    else:
+        c = check_choice(checkpoint, "checkpoint", tuple(WHISPER_CHECKPOINTS))
+        models = (f"{c}-decoder", f"{c}-encoder")
+    run = "companion run dead-directions " + " ".join(f"--model {m}" for m in models)
+    return {k: f"{run} --init {v} --resume" for k, v in _INITS.items()}
 
 
 def whisper_records(scale: str = "cpu") -> list[dict]:
-    """Whisper's records at ``scale``, else the CPU-scale ones (Whisper-base is small enough to
-    be diagnosed on a CPU, and full scale adds nothing to it): per stack, trained, then random
-    init deepest first. Each record's ``scale`` says where it was measured."""
+    """Whisper's records at ``scale``, else the CPU-scale ones (both checkpoints are small
+    enough to be diagnosed on a CPU, and full scale adds nothing to them): per stack (in the
+    order of :data:`WHISPER`), trained, then random init deepest first. Each record's
+    ``scale`` says where it was measured."""
     recs = [r for r in stored_records(scale) if r["model"] in WHISPER] or [
         r for r in stored_records("cpu") if r["model"] in WHISPER
     ]
@@ -158,9 +167,15 @@ def whisper_records(scale: str = "cpu") -> list[dict]:
     )
 
 
+def stack_label(model: str) -> str:
+    """A Whisper stack as a label names it: ``"base decoder"``, ``"tiny.en encoder"``."""
+    ck, _, stack = model.rpartition("-")
+    return f"{WHISPER_CHECKPOINTS.get(ck, ck)} {stack}"
+
+
 def record_label(r: dict) -> str:
-    stack = r["model"].removeprefix("whisper-base-")
-    return f"{stack}, {'trained' if r['init'] == 'trained' else 'random init'} ({r['layers']} bl.)"
+    init = "trained" if r["init"] == "trained" else "random init"
+    return f"{stack_label(r['model'])}, {init} ({r['layers']} bl.)"
 
 
 def min_step(r: dict) -> tuple:

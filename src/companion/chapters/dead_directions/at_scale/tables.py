@@ -1,5 +1,5 @@
 """Part II at scale, its tables: the registry, the diagnosis, random initialisation, the confusion
-matrix, the trained models, the σ_min profile, the benchmark and Whisper-base's kernel and depth
+matrix, the trained models, the σ_min profile, the benchmark and Whisper's kernel and depth
 tables."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.chapters.dead_directions.at_scale.records import (
+    WHISPER_CHECKPOINTS,
     abs_gamma,
     commands,
     confusion,
@@ -193,14 +194,16 @@ PYTHIA_TRAJECTORY = (
 
 def reproduce(scale: str, results: list) -> Reproduce:
     """The chapter's folded "Reproduce" box: the commands that write its records (this scale,
-    full scale on a GPU, Whisper-base, the Pythia trajectory), what is stored, how long the
+    full scale on a GPU, Whisper, the Pythia trajectory), what is stored, how long the
     runs took and on which machine."""
     from companion.results import locate, read_json
 
     cmds = [*commands(scale).splitlines()]
     if scale != "full":
         cmds += ["# full scale, on a GPU (Colab):", *commands("full").splitlines()]
-    cmds += ["# Whisper-base (speech synthesised by eSpeak NG):", *whisper_commands().values()]
+    for ck, label in WHISPER_CHECKPOINTS.items():
+        cmds += [f"# Whisper {label} (speech synthesised by eSpeak NG):"]
+        cmds += whisper_commands(ck).values()
     cmds += ["# the Pythia training trajectory (GPU):", PYTHIA_TRAJECTORY]
     recs = [f"{len(results)} records at {scale} scale (results: dead_directions/)"]
     if scale != "full" and not locate("dead_directions_full", "dead_directions.jsonl").exists():

@@ -127,19 +127,27 @@ def whisper_key(r: dict) -> str:
 
 def whisper_claim_records(scale: str, full: bool, kinds: tuple = ("trained",)) -> tuple[dict, dict]:
     """``({key: record}, measured_on)`` of Whisper's records of ``kinds`` (keys of
-    :func:`whisper_commands`), all of them or :class:`NotRun` naming the missing ones
-    (``full`` at CPU scale runs them first: about 5 min per record on 2 shared cores)."""
+    :func:`whisper_commands`) on every stack of :data:`WHISPER` (both checkpoints), all of
+    them or :class:`NotRun` naming the missing ones (``full`` at CPU scale runs them first:
+    about 5 min per Whisper-base record, 2 per tiny.en record, on 2 shared cores)."""
     from companion.claims import complete, measured_on_records
     from companion.llm.registry import get_spec
 
     # Whisper is measured at CPU scale unless records at ``scale`` exist (whisper_records)
     if not any(r["model"] in WHISPER for r in stored_records(scale)):
         scale = "cpu"
-    deep = get_spec(WHISPER[0]).n_layers
-    depth = {"trained": None, "random-full": deep, "random": preset(scale).random_layers or deep}
+
+    def depth(m: str, k: str) -> int | None:
+        deep = get_spec(m).n_layers
+        return {
+            "trained": None,
+            "random-full": deep,
+            "random": preset(scale).random_layers or deep,
+        }[k]
+
     want = {
         f"{m} {'trained' if k == 'trained' else 'random'}"
-        + ("" if k == "trained" else f" ({depth[k]} bl.)"): (m, k)
+        + ("" if k == "trained" else f" ({depth(m, k)} bl.)"): (m, k)
         for k in kinds
         for m in WHISPER
     }
@@ -150,7 +158,7 @@ def whisper_claim_records(scale: str, full: bool, kinds: tuple = ("trained",)) -
         for m, k in (want[key] for key in missing):
             init = "trained" if k == "trained" else "random"
             run_dead_directions(
-                m, init=init, layers=depth[k], scale=scale, resume=True, show_progress=False
+                m, init=init, layers=depth(m, k), scale=scale, resume=True, show_progress=False
             )
 
     present = lambda: [whisper_key(r) for r in whisper_records(scale)]  # noqa: E731
