@@ -75,7 +75,7 @@ def records(scale: str = "cpu") -> dict:
     FileNotFoundError
         When a twin has no record (naming the commands that write them).
     """
-    from companion.llm.train.trajectory import results_path
+    from companion.llm.trajectory.driver import results_path
 
     path = Path(results_path())
     recs = _load(str(path), path.stat().st_mtime) if path.exists() else ()
@@ -232,11 +232,17 @@ def reproduce(scale: str = "cpu") -> Reproduce:
             for m, rs in recs.items()
         ],
         timings=[
-            f"{m}: {sum(r['wall_s'] for r in rs):.0f} s for all checkpoints" for m, rs in recs.items()
+            f"{m}: {sum(r['wall_s'] for r in rs):.0f} s for all checkpoints"
+            for m, rs in recs.items()
         ],
         machine=", ".join(
-            sorted({f"{r['host']['cpus']} CPU cores, {r['host']['machine']}"
-                    for rs in recs.values() for r in rs})
+            sorted(
+                {
+                    f"{r['host']['cpus']} CPU cores, {r['host']['machine']}"
+                    for rs in recs.values()
+                    for r in rs
+                }
+            )
         ),  # fmt: skip
     )
 
