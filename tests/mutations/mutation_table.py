@@ -644,6 +644,12 @@ MUTATIONS = (
         _dead_edit("", lambda r: r["flips"].update(magnitude=[0.0] * len(r["flips"]["magnitude"]))),
     ),
     M(
+        "dong.trained_here_outlier",
+        "companion.chapters.dead_directions.training.flip_stats",
+        "the paired SE over seeds taken as 0 (one seed's spread read as exact)",
+        post(lambda r, *a, **k: (r[0], r[1], 0.0)),
+    ),
+    M(
         "shirodkar.ln_finite_t",
         "companion.theory.ln_finite_t.fit_expansion",
         "the t⁴ term dropped from the fit (c4 = 0: the large-t slope falls to 2)",
