@@ -165,6 +165,7 @@ def _add_optional_commands(sub) -> None:
     llm_cli.add_commands(sub)
     importlib.import_module("companion.llm.plan_cli").add_commands(sub)  # plan, run what-fits
     importlib.import_module("companion.llm.train.cli").add_commands(sub)  # train
+    importlib.import_module("companion.llm.trajectory.cli").add_commands(sub)  # train-geometry
 
 
 def main(argv=None) -> int:

@@ -166,6 +166,19 @@ def _attn_is_block(r):
     r["split_attn"], r["split_attn_se"] = r["split_block"], r["split_block_se"]
 
 
+LOAD_TRAJ = "companion.chapters.dead_directions.training._load"
+
+
+def _last_norm(field, k, step=None):
+    """Trajectory records' final-norm ``field`` multiplied by ``k`` (at ``step`` only)."""
+
+    def go(r):
+        if step is None or r["step"] == step:
+            r["norms"][-1][field] *= k
+
+    return go
+
+
 def _walk_curves(edit):
     """Apply ``edit`` to every random curve of a walk record."""
 
@@ -624,6 +637,43 @@ MUTATIONS = (
             "smollm",
             lambda r: r["curves"]["gamma_inv"].update(max_abs_dnll=1e-12),
         ),
+    ),
+    # What training does: the trained-here twins' trajectory ------------------------------
+    M(
+        "shirodkar.trained_here_kernel",
+        LOAD_TRAJ,
+        "the final norm's |cos| read 1 % low (0.99: the bottom eigenvector off v* by 8°)",
+        _dead_edit("tiny-gpt-ln", _last_norm("cos", 0.99)),
+    ),
+    M(
+        "shirodkar.trained_here_classifier",
+        LOAD_TRAJ,
+        "the RMSNorm twin's first norm called undetermined (a classifier threshold too wide)",
+        _dead_edit("tiny-gpt-rms", lambda r: r["norms"][0].update(verdict="undetermined")),
+    ),
+    M(
+        "shirodkar.trained_here_deepening",
+        LOAD_TRAJ,
+        "the trained final norm's ρ read 10³ smaller (a rounding floor taken for a deepening)",
+        _dead_edit("tiny-gpt-ln", _last_norm("rho", 1e-3, step=2000)),
+    ),
+    M(
+        "dong.trained_here_table1",
+        LOAD_TRAJ,
+        "every Linear layer's cos² read 0.005 high (a row normalisation off by 0.8 %)",
+        _dead_edit("", lambda r: [x.update(row_cos2=x["row_cos2"] + 0.005) for x in r["linears"]]),
+    ),
+    M(
+        "dong.trained_here_ordering",
+        LOAD_TRAJ,
+        "the magnitude change never applied (its ΔNLL 0 at every seed)",
+        _dead_edit("", lambda r: r["flips"].update(magnitude=[0.0] * len(r["flips"]["magnitude"]))),
+    ),
+    M(
+        "dong.trained_here_outlier",
+        "companion.chapters.dead_directions.training.flip_stats",
+        "the paired SE over seeds taken as 0 (one seed's spread read as exact)",
+        post(lambda r, *a, **k: (r[0], r[1], 0.0)),
     ),
     M(
         "shirodkar.ln_finite_t",

@@ -57,6 +57,7 @@ LLM_LAYERS = (
     ("_checks", "ctranslate2_file", "devices", "hub", "progress", "registry"),
     ("capture", "data", "evaluate", "norms", "loading", "whisper", "speech", "train"),
     ("dead_directions", "sign_flips"),
+    ("trajectory",),
     ("cli",),
 )
 ENGINES = ("dead_directions", "sign_flips")

@@ -19,8 +19,8 @@ pytest.importorskip("transformers")
 
 from companion.llm.train import CheckpointError, TrainConfig, train  # noqa: E402
 from companion.llm.train.checkpoints import read_manifest  # noqa: E402
-from companion.llm.train.geometry import GeometrySettings  # noqa: E402
-from companion.llm.train.trajectory import load_records, run_trajectory  # noqa: E402
+from companion.llm.trajectory.driver import load_records, run_trajectory  # noqa: E402
+from companion.llm.trajectory.geometry import GeometrySettings  # noqa: E402
 
 TINY = dict(layers=1, width=32, heads=2)
 SMALL = GeometrySettings(calib_windows=8, eval_windows=2, seeds=2)

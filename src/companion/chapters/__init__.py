@@ -45,6 +45,7 @@ PARTS = {
         "schur_ratio",
         "classifier",
         "at_scale",
+        "training",
     ),
 }
 #: ``"<part>/<chapter>"`` for every chapter, in book order.

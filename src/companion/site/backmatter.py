@@ -184,6 +184,12 @@ SEMINAR = (
         "model: measured against read-off direction",
     ),
     Stop(
+        "book/dead_directions/training",
+        0,
+        "Reading: the book's own tiny GPT and its RMSNorm twin, trained here; both papers' "
+        "geometry at every checkpoint beside the validation loss.",
+    ),
+    Stop(
         "book/ledger",
         9,
         "The claims ledger, then discussion: what reproduced, what deviates and why, what was "

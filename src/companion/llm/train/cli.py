@@ -2,8 +2,6 @@
 
     companion train --model tiny-gpt-ln|tiny-gpt-rms [--steps N] [--resume]
                     [--threads N] [--out DIR]
-    companion train-geometry --model tiny-gpt-ln|tiny-gpt-rms [--steps N] [--resume]
-                    [--run DIR] [--out DIR]
 
 Trains into ``--out`` (default ``<cache>/train/<model>-<steps>steps``, outside git), with
 progress on the terminal (steps, loss, tokens/s; silent with ``COMPANION_PROGRESS=0``), and
@@ -45,12 +43,6 @@ def _train(args) -> int:
     return 0
 
 
-def _geometry(args) -> int:
-    from companion.llm.train.trajectory import run_cli
-
-    return run_cli(args)
-
-
 def add_commands(subparsers) -> None:
     """Add ``train`` to the ``companion`` parser."""
     p = subparsers.add_parser(
@@ -67,13 +59,3 @@ def add_commands(subparsers) -> None:
     )
     p.add_argument("--out", default=None, help="run folder (default: under the model cache)")
     p.set_defaults(func=_train)
-    g = subparsers.add_parser(
-        "train-geometry",
-        help="both papers' geometry at every checkpoint of a trained run (one record each)",
-    )
-    g.add_argument("--model", required=True, choices=MODELS)
-    g.add_argument("--steps", type=int, default=2000, help="the run's steps (default 2000)")
-    g.add_argument("--resume", action="store_true", help="skip checkpoints already stored")
-    g.add_argument("--run", default=None, help="run folder (default: under the model cache)")
-    g.add_argument("--out", default=None, help="results folder (default: train/ in the root)")
-    g.set_defaults(func=_geometry)

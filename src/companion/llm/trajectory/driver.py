@@ -1,5 +1,6 @@
-"""``companion train-geometry``: both papers' geometry at every checkpoint of a trained run,
-one record per (model, checkpoint) in ``results/train/trajectory.jsonl``.
+"""``companion train-geometry`` (:mod:`~companion.llm.trajectory.cli`): both papers' geometry
+at every checkpoint of a trained run, one record per (model, checkpoint) in
+``results/train/trajectory.jsonl``.
 
 The settings are checked and the run's manifest read before any model loads; every
 checkpoint is verified against the manifest's SHA-256 before it is used (a corrupt, foreign
@@ -7,7 +8,8 @@ or other-twin file is refused, never read). Records go through the results packa
 resumable helper (:func:`companion.results.run_record`): with ``resume`` a stored
 (model, checkpoint, settings) is skipped, so an interrupted pass continues where it stopped.
 Each record holds the command, its wall time, the checkpoint's step and SHA-256, its
-validation loss (from the manifest) and :func:`~companion.llm.train.geometry.measure_checkpoint`.
+validation loss (from the manifest) and
+:func:`~companion.llm.trajectory.geometry.measure_checkpoint`.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from pathlib import Path
 
 from companion._validate import check_bool, check_instance, check_int
 from companion.llm.train.checkpoints import CheckpointError, check_path, read_manifest
-from companion.llm.train.geometry import GeometrySettings
 from companion.llm.train.model import check_model
+from companion.llm.trajectory.geometry import GeometrySettings
 
 __all__ = ["FILE", "results_path", "load_records", "checked_run", "run_trajectory"]
 
@@ -100,8 +102,8 @@ def run_trajectory(
     from companion.llm.progress import progress
     from companion.llm.train.checkpoints import sha256_file
     from companion.llm.train.corpus import check_data, corpus_bytes
-    from companion.llm.train.geometry import measure_checkpoint
     from companion.llm.train.trainer import load_trained
+    from companion.llm.trajectory.geometry import measure_checkpoint
     from companion.results import ResultStore, experiment_dir, run_record
 
     resume = check_bool(resume, "resume")

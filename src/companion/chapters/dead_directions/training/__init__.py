@@ -1,0 +1,255 @@
+"""What training does (``book/dead_directions/training.md``): the book's own tiny GPT and its
+RMSNorm twin, both papers' geometry read at every checkpoint. Everything here reads the
+records ``companion train-geometry`` wrote (results/train/trajectory.jsonl); nothing trains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from companion.chapters import docname
+from companion.plotting import COLORS, legend
+from companion.reproduce import Reproduce, reproduce_box
+from companion.widgets import Explore, control
+from companion.widgets import explore as explore_figure
+
+__all__ = [
+    "SIZES",
+    "MODELS",
+    "BAND",
+    "commands",
+    "records",
+    "series",
+    "flip_stats",
+    "summary_rows",
+    "trajectory_figure",
+    "draw",
+    "explore",
+    "reproduce",
+]
+
+CHAPTER = docname(__name__)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    steps: int  # the trained run's optimiser steps (its records ship with the package)
+
+
+SIZES = {"cpu": Sizes(2000), "full": Sizes(2000), "smoke": Sizes(2000)}
+
+#: The twins: LayerNorm first, then its RMSNorm control.
+LN_MODEL, RMS_MODEL = "tiny-gpt-ln", "tiny-gpt-rms"
+MODELS = (LN_MODEL, RMS_MODEL)
+#: Dong's Table 1 band of trained cos²(w, sign w) (abstract: 0.606–0.633).
+BAND = (0.606, 0.633)
+_STYLE = {LN_MODEL: (COLORS["theory"], "o"), RMS_MODEL: (COLORS["paper"], "s")}
+_LABEL = {LN_MODEL: "LayerNorm twin", RMS_MODEL: "RMSNorm twin"}
+
+
+def commands(scale: str = "cpu") -> list[str]:
+    """The commands that train both twins and write their trajectory records."""
+    steps = SIZES[scale].steps
+    return [f"companion train --model {m} --steps {steps} --resume" for m in MODELS] + [
+        f"companion train-geometry --model {m} --steps {steps} --resume" for m in MODELS
+    ]
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: float) -> tuple:
+    from companion.results import read_jsonl
+
+    return tuple(read_jsonl(path))
+
+
+def records(scale: str = "cpu") -> dict:
+    """``{model: [record per checkpoint, in step order]}`` of both twins.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a twin has no record (naming the commands that write them).
+    """
+    from companion.llm.trajectory.driver import results_path
+
+    path = Path(results_path())
+    recs = _load(str(path), path.stat().st_mtime) if path.exists() else ()
+    steps = SIZES[scale].steps
+    out = {m: {} for m in MODELS}
+    for r in recs:
+        if r.get("model") in out and r["settings"]["run_steps"] == steps:
+            out[r["model"]][r["step"]] = r
+    missing = [m for m in MODELS if not out[m]]
+    if missing:
+        raise FileNotFoundError(
+            f"no trajectory record of {', '.join(missing)} in the results root; run "
+            + "; ".join(f"`{c}`" for c in commands(scale))
+        )
+    return {m: [v[s] for s in sorted(v)] for m, v in out.items()}
+
+
+def series(recs: list, what: str) -> np.ndarray:
+    """One number per checkpoint of a twin's records: ``"val_loss"``, ``"cos_final"``,
+    ``"rho_final"``, ``"rho_max"`` (largest |ρ| over every norm), ``"cos2"`` (mean over the
+    Linear layers), ``"alpha_max"``, ``"spread"`` (largest max|γ|/min|γ| over the norms)."""
+    get = {
+        "val_loss": lambda r: r["val_loss"],
+        "cos_final": lambda r: r["norms"][-1]["cos"],
+        "rho_final": lambda r: r["norms"][-1]["rho"],
+        "rho_max": lambda r: max(abs(n["rho"]) for n in r["norms"]),
+        "cos2": lambda r: float(np.mean([x["row_cos2"] for x in r["linears"]])),
+        "alpha_max": lambda r: max(x["alpha_max"] for x in r["linears"]),
+        "spread": lambda r: max(n["gamma_spread"] for n in r["norms"]),
+    }[what]
+    return np.array([get(r) for r in recs], dtype=float)
+
+
+def flip_stats(rec: dict, a: str = "flip", b: str = "magnitude") -> tuple[float, float, float]:
+    """``(mean ΔNLL of a, mean of b, SE of the paired difference)`` over a record's seeds."""
+    x, y = np.asarray(rec["flips"][a]), np.asarray(rec["flips"][b])
+    d = x - y
+    return float(x.mean()), float(y.mean()), float(d.std(ddof=1) / math.sqrt(d.size))
+
+
+def summary_rows(recs: dict) -> list[dict]:
+    """Both twins at initialisation and trained: the numbers the chapter's claims read."""
+    rows = []
+    for m, rs in recs.items():
+        for r in (rs[0], rs[-1]):
+            f, g, _ = flip_stats(r)
+            rows.append(
+                {
+                    "model": _LABEL[m],
+                    "step": r["step"],
+                    "validation loss (nats/byte)": r["val_loss"],
+                    "final norm |cos|": r["norms"][-1]["cos"],
+                    "max |ρ| over norms": max(abs(n["rho"]) for n in r["norms"]),
+                    "verdicts": ", ".join(sorted({n["verdict"] for n in r["norms"]})),
+                    "max |γ| spread": max(n["gamma_spread"] for n in r["norms"]),
+                    "mean cos²(w, sign w)": float(np.mean([x["row_cos2"] for x in r["linears"]])),
+                    "ΔNLL flips": f,
+                    "ΔNLL magnitude": g,
+                }
+            )
+    return rows
+
+
+def _steps(rs):  # step 0 drawn at 1 on the log axis
+    return np.maximum([r["step"] for r in rs], 1)
+
+
+def trajectory_figure(scale: str = "cpu"):
+    """Four panels against the optimiser step, both twins: validation loss; max |ρ| over
+    every norm (log); mean cos²(w, sign w) with 2/π and Dong's band; ΔNLL of sign flips
+    against the equal-norm magnitude change (± 2 SE over seeds)."""
+    from matplotlib.figure import Figure
+
+    recs = records(scale)
+    fig = Figure(figsize=(10, 6.4), layout="constrained")
+    (a, b), (c, d) = fig.subplots(2, 2)
+    for m, rs in recs.items():
+        col, mk = _STYLE[m]
+        x = _steps(rs)
+        a.semilogx(x, series(rs, "val_loss"), marker=mk, color=col, label=_LABEL[m])
+        b.loglog(x, series(rs, "rho_max"), marker=mk, color=col, label=_LABEL[m])
+        c.semilogx(x, series(rs, "cos2"), marker=mk, color=col, label=_LABEL[m])
+        st = np.array([flip_stats(r) for r in rs])
+        d.semilogx(x, st[:, 0], marker=mk, color=col, label=f"{_LABEL[m]}: flips")
+        d.semilogx(x, st[:, 1], marker=mk, color=col, ls="--", mfc="none",
+                   label=f"{_LABEL[m]}: magnitude")  # fmt: skip
+    a.set(xlabel="step (0 drawn at 1)", ylabel="validation loss (nats/byte)")
+    a.set_title("the model learns")
+    b.set(xlabel="step", ylabel="max |ρ| over the 9 norms")
+    b.set_title("exactness ρ: LayerNorm at rounding, RMSNorm O(1)")
+    c.axhline(2 / math.pi, color=COLORS["grey"], ls=":", label="2/π (Gaussian init)")
+    c.axhspan(*BAND, color=COLORS["sim"], alpha=0.15, label="Dong's trained band")
+    c.set(xlabel="step", ylabel="mean cos²(w, sign w)")
+    c.set_title("Table 1's statistic leaves its init law")
+    d.axhline(0, color=COLORS["grey"], lw=0.8)
+    d.set(xlabel="step", ylabel="ΔNLL (nats/byte)")
+    d.set_title("flips vs equal-norm magnitude change")
+    for ax in (a, b, c, d):
+        ax.grid(alpha=0.3)
+        legend(ax, fontsize=7)
+    return fig
+
+
+# ----------------------------------------------------------------------------- Explore
+
+
+def _steps_of(scale):
+    return tuple(r["step"] for r in records(scale)[LN_MODEL])
+
+
+def draw(fig, step: int = 2000, scale: str = "cpu"):
+    """At checkpoint ``step``: left, |ρ| of every norm of both twins (log; the LayerNorm
+    twin's at rounding); right, cos²(w, sign w) of every Linear layer against 2/π and the
+    band. Pure: reads the records only."""
+    recs = records(scale)
+    a, b = fig.subplots(1, 2)
+    for k, (m, rs) in enumerate(recs.items()):
+        r = next(x for x in rs if x["step"] == step)
+        col, mk = _STYLE[m]
+        rho = np.maximum([abs(n["rho"]) for n in r["norms"]], 1e-17)
+        a.semilogy(np.arange(rho.size) + 0.15 * k, rho, mk, color=col, label=_LABEL[m])
+        cos2 = [x["row_cos2"] for x in r["linears"]]
+        b.plot(np.arange(len(cos2)) + 0.15 * k, cos2, mk, color=col, label=_LABEL[m])
+    a.set(xlabel="norm (2 per block, then the final one)", ylabel="|ρ|", ylim=(1e-17, 10))
+    a.set_title(f"step {step}: exactness of every norm", fontsize=9)
+    b.axhline(2 / math.pi, color=COLORS["grey"], ls=":", label="2/π")
+    b.axhspan(*BAND, color=COLORS["sim"], alpha=0.15, label="Dong's band")
+    b.set(xlabel="Linear layer (4 per block)", ylabel="cos²(w, sign w)", ylim=(0.59, 0.66))
+    b.set_title(f"step {step}: every Linear layer", fontsize=9)
+    for ax in (a, b):
+        ax.grid(alpha=0.3)
+        legend(ax, fontsize=7)
+
+
+def explore(scale: str = "cpu") -> Explore:
+    """The chapter's Explore figure: one control, the checkpoint (every one precomputed)."""
+    steps = _steps_of(scale)
+    controls = {"step": control(steps[-1], values=steps, label="checkpoint (step)", fmt="d")}
+
+    def at_scale(fig, **params):
+        return draw(fig, scale=scale, **params)
+
+    return explore_figure(at_scale, controls, grid=("step",), figsize=(9, 3.8))
+
+
+def reproduce(scale: str = "cpu") -> Reproduce:
+    """The page's folded "Reproduce this chapter" box (commands, records, wall times)."""
+    recs = records(scale)
+    return reproduce_box(
+        commands(scale),
+        records=[
+            f"{m}: {len(rs)} checkpoints (steps {rs[0]['step']}–{rs[-1]['step']}), written "
+            f"{rs[-1]['time'][:10]} by `{rs[-1]['command']}`"
+            for m, rs in recs.items()
+        ],
+        timings=[
+            f"{m}: {sum(r['wall_s'] for r in rs):.0f} s for all checkpoints"
+            for m, rs in recs.items()
+        ],
+        machine=", ".join(
+            sorted(
+                {
+                    f"{r['host']['cpus']} CPU cores, {r['host']['machine']}"
+                    for rs in recs.values()
+                    for r in rs
+                }
+            )
+        ),  # fmt: skip
+    )
+
+
+#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
+TALK = {
+    "statement": "thm-training-kernel",
+    "punchline": "shirodkar.trained_here_kernel",
+    "exercise": "ex-training-band",
+}
