@@ -7,7 +7,7 @@ What a reader does on Colab, done here with stand-ins for what only Colab has:
    numpy 2.0.2, Colab's own ``ipywidgets==7.7.1``, the Jupyter kernel and ``jupytext``;
 2. the package built as a wheel from ``git+file://<checkout>@<HEAD>`` with build isolation
    (``pip wheel``), and checked to carry the committed results;
-3. every at-scale chapter's paired ``.ipynb`` copied to the scratch folder and executed there
+3. every chapter's paired ``.ipynb`` copied to the scratch folder and executed there
    at ``COMPANION_SCALE=smoke`` in a kernel where a stand-in ``google.colab`` module is
    imported at start, so the setup cell runs as on Colab: it installs
    ``companion[llm] @ git+file://...`` (not editable) and ``python -m companion.install
@@ -36,7 +36,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ("book/sign_magnitude/at_scale.ipynb", "book/dead_directions/at_scale.ipynb")
+# every chapter's paired notebook, in book order (the order of _toc.yml): a researcher may open
+# any of them on Colab, not only the two at scale
+NOTEBOOKS = tuple(
+    line.split("file:", 1)[1].strip() + ".ipynb"
+    for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
+    if line.strip().startswith("- file: book/") and line.count("/") == 2
+)
 COLAB_BASE = (
     "numpy==2.0.2",
     "ipywidgets==7.7.1",
