@@ -122,3 +122,18 @@ def test_the_rehearsal_points_each_setup_cell_at_the_checkout(tmp_path):
         empty = tmp_path / "empty.ipynb"
         empty.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}))
         rehearsal._notebook_for_rehearsal(empty, tmp_path / "out.ipynb", "file:///x")
+
+
+def test_the_readme_shows_the_plans_the_package_makes_for_a_t4_and_an_a100():
+    """README.md's block of the two Colab plans is generated (``--readme-plans``), not typed."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.spec_from_file_location("rehearsal", ROOT / "tools/colab_rehearsal.py")
+    rehearsal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rehearsal)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    shown = rehearsal._readme_block((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert rehearsal.readme_plans(sys.executable, env) == shown, (
+        "run `python3 tools/colab_rehearsal.py --readme-plans` and commit README.md"
+    )
