@@ -110,7 +110,7 @@ sync: $(STAMP)
 
 # A researcher's Colab path, rehearsed outside the checkout (tools/colab_rehearsal.py): a clean
 # venv with Colab's base packages (torch, ipywidgets 7.7.1), the wheel built from git+file://
-# with build isolation, both at-scale notebooks executed at smoke scale from a scratch folder
+# with build isolation, every chapter's paired notebook executed at smoke scale from a scratch folder
 # with a stand-in google.colab (their setup cells install the package and the model packages),
 # the claims' statuses compared with the checkout's, the full-scale plans for 15 and 40 GB.
 colab-rehearsal: $(STAMP) espeak-ng

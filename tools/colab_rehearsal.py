@@ -7,7 +7,7 @@ What a reader does on Colab, done here with stand-ins for what only Colab has:
    numpy 2.0.2, Colab's own ``ipywidgets==7.7.1``, the Jupyter kernel and ``jupytext``;
 2. the package built as a wheel from ``git+file://<checkout>@<HEAD>`` with build isolation
    (``pip wheel``), and checked to carry the committed results;
-3. every at-scale chapter's paired ``.ipynb`` copied to the scratch folder and executed there
+3. every chapter's paired ``.ipynb`` copied to the scratch folder and executed there
    at ``COMPANION_SCALE=smoke`` in a kernel where a stand-in ``google.colab`` module is
    imported at start, so the setup cell runs as on Colab: it installs
    ``companion[llm] @ git+file://...`` (not editable) and ``python -m companion.install
@@ -16,7 +16,9 @@ What a reader does on Colab, done here with stand-ins for what only Colab has:
 4. the installed package is the one imported (not the checkout), torch and ipywidgets kept
    their versions (nothing of Colab's is upgraded or downgraded), ``companion claims --json``
    gives the checkout's statuses, and ``companion plan --scale full`` for a T4 (15 GB GPU,
-   12.7 GB host) and an A100 (40 GB, 83.5 GB) plans nothing that exceeds the memory given.
+   12.7 GB host) and an A100 (40 GB, 83.5 GB) plans nothing that exceeds the memory given,
+   and README.md's block of those plans is what the installed package plans
+   (``--readme-plans`` rewrites it).
 
 It rehearses the committed HEAD (pip clones the repository). Each step's time is printed;
 ``--keep`` leaves the scratch folder. Exit code 0 when every check passes, 1 otherwise.
@@ -36,7 +38,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ("book/sign_magnitude/at_scale.ipynb", "book/dead_directions/at_scale.ipynb")
+# every chapter's paired notebook, in book order (the order of _toc.yml): a researcher may open
+# any of them on Colab, not only the two at scale
+NOTEBOOKS = tuple(
+    line.split("file:", 1)[1].strip() + ".ipynb"
+    for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
+    if line.strip().startswith("- file: book/") and line.count("/") == 2
+)
 COLAB_BASE = (
     "numpy==2.0.2",
     "ipywidgets==7.7.1",
@@ -49,6 +57,30 @@ _STANDIN = '''"""A stand-in for Colab's module (the rehearsal): the cells test i
 '''
 _STANDIN_DRIVE = """def mount(path, **kw):
     raise RuntimeError("the rehearsal does not mount a Drive")
+"""
+
+
+#: The README's block of the two plans, between these lines (``--readme-plans`` writes it).
+README_BEGIN = "<!-- colab-plans: written by `python3 tools/colab_rehearsal.py --readme-plans` -->"
+README_END = "<!-- /colab-plans -->"
+_PLANS_CODE = """
+from companion.llm.plan import colab_runtime, format_plan, plan
+for gpu in ("T4", "A100"):
+    rt = colab_runtime(gpu)
+    steps = plan("full", runtime=rt)
+    skipped = ", ".join(f"{s.model} ({s.init})" for s in steps if not s.fits)
+    total = format_plan(steps, rt).splitlines()[3 + len(steps)]
+    print(f"- {rt.describe()}. {total}; not run: {skipped}.")
+print()
+print("<details><summary>Both plans, row by row</summary>")
+for gpu in ("T4", "A100"):
+    rt = colab_runtime(gpu)
+    print()
+    print("```text")
+    print(format_plan(plan("full", runtime=rt), rt))
+    print("```")
+print()
+print("</details>")
 """
 
 
@@ -119,6 +151,30 @@ def _notebook_for_rehearsal(src: Path, dest: Path, url: str) -> None:
     if from_url is None:
         raise Failed(f"{src.name}: no Colab setup cell with a repository URL")
     dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+
+
+def readme_plans(python, env) -> str:
+    """The README's block: the full-scale plans for a Colab T4 and A100 (hub, no token),
+    as ``companion.llm.plan`` gives them to ``python``."""
+    out, _ = _run([python, "-c", _PLANS_CODE], env=env, what="the README's plans")
+    return f"{README_BEGIN}\n{out.strip()}\n{README_END}"
+
+
+def _readme_block(text: str) -> str:
+    if README_BEGIN not in text or README_END not in text:
+        raise Failed(f"README.md has no block between {README_BEGIN!r} and {README_END!r}")
+    start = text.index(README_BEGIN)
+    return text[start : text.index(README_END, start) + len(README_END)]
+
+
+def write_readme_plans(reference: str) -> None:
+    """Rewrite the README's block of plans with the checkout's ``companion`` (``reference``)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    readme.write_text(
+        text.replace(_readme_block(text), readme_plans(reference, env)), encoding="utf-8"
+    )
 
 
 def _statuses(out: str) -> dict:
@@ -211,6 +267,13 @@ def rehearse(scratch: Path, torch_spec: str, reference: str, log) -> None:
             f"plan for {gb:g} GB GPU / {ram:g} GB host: {sum(s['fits'] for s in steps)} of "
             f"{len(steps)} fit, none beyond {gb:g} GB"
         )
+    shown = _readme_block((ROOT / "README.md").read_text(encoding="utf-8"))
+    if readme_plans(python, env) != shown:
+        raise Failed(
+            "the README's Colab plans are not what the package plans: run "
+            "`python3 tools/colab_rehearsal.py --readme-plans` and commit README.md"
+        )
+    log("the README's T4 and A100 plans are the installed package's")
 
 
 def main(argv=None) -> int:
@@ -222,7 +285,19 @@ def main(argv=None) -> int:
         default=str(ROOT / ".venv" / "bin" / "python"),
         help="the Python whose checkout statuses the installed ones must equal",
     )
+    p.add_argument(
+        "--readme-plans",
+        action="store_true",
+        help="only rewrite README.md's block of the T4 and A100 plans (with --reference)",
+    )
     args = p.parse_args(argv)
+    if args.readme_plans:
+        try:
+            write_readme_plans(args.reference)
+        except Failed as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        return 0
     scratch = Path(tempfile.mkdtemp(prefix="companion-colab-"))
     if scratch.resolve().is_relative_to(ROOT):
         print("error: the scratch folder must lie outside the checkout", file=sys.stderr)

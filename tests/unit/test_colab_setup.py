@@ -114,8 +114,26 @@ def test_the_rehearsal_points_each_setup_cell_at_the_checkout(tmp_path):
         rehearsal._notebook_for_rehearsal(ROOT / rel, dest, "file:///repo@abc")
         first = next(c for c in json.loads(dest.read_text())["cells"] if c["cell_type"] == "code")
         src = "".join(first["source"])
-        assert 'url = "file:///repo@abc"' in src and "companion.install" in src
+        assert 'url = "file:///repo@abc"' in src, rel
+        if rel.endswith("/at_scale.ipynb"):  # the at-scale cells also install the model packages
+            assert "companion.install" in src, rel
+    assert len(rehearsal.NOTEBOOKS) == len(list(ROOT.glob("book/*/*.ipynb")))  # every chapter
     with pytest.raises(rehearsal.Failed, match="no Colab setup cell"):
         empty = tmp_path / "empty.ipynb"
         empty.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}))
         rehearsal._notebook_for_rehearsal(empty, tmp_path / "out.ipynb", "file:///x")
+
+
+def test_the_readme_shows_the_plans_the_package_makes_for_a_t4_and_an_a100():
+    """README.md's block of the two Colab plans is generated (``--readme-plans``), not typed."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.spec_from_file_location("rehearsal", ROOT / "tools/colab_rehearsal.py")
+    rehearsal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rehearsal)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    shown = rehearsal._readme_block((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert rehearsal.readme_plans(sys.executable, env) == shown, (
+        "run `python3 tools/colab_rehearsal.py --readme-plans` and commit README.md"
+    )

@@ -47,10 +47,22 @@ _LLM_SETUP = """
 _FIRST_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n\n(.*?)\n```", re.S)
 
 
+_LLM = re.compile(r"\bcompanion\.llm\b|\bfrom companion import llm\b")
+_CHAPTER = re.compile(r"^from companion\.chapters\.(\w+) import (\w+) as ch$", re.M)
+
+
 def extras_for(source: str) -> str:
-    """``"[llm]"`` for a chapter whose code imports ``companion.llm`` (torch, transformers,
-    the offline text), else ``""``."""
-    return "[llm]" if re.search(r"\bcompanion\.llm\b|\bfrom companion import llm\b", source) else ""
+    """``"[llm]"`` for a chapter whose code, or its chapter package's (``... import X as ch``),
+    imports ``companion.llm`` (torch, transformers, the offline text), else ``""``: a page
+    whose claims run a model at full or smoke scale needs them as much as one that loads it."""
+    if _LLM.search(source):
+        return "[llm]"
+    chapters = Path(__file__).resolve().parents[1] / "chapters"
+    for part, name in _CHAPTER.findall(source):
+        for py in (chapters / part / name).rglob("*.py"):
+            if _LLM.search(py.read_text(encoding="utf-8")):
+                return "[llm]"
+    return ""
 
 
 def setup_cell(extras: str = "") -> str:
