@@ -676,6 +676,15 @@ MUTATIONS = (
         post(lambda r, *a, **k: (r[0], r[1], 0.0)),
     ),
     M(
+        "shirodkar.trained_here_sigma_min",
+        LOAD_TRAJ,
+        "every block-to-block σ_min step read at half its value (σ_min of the wrong block)",
+        _dead_edit(
+            "",
+            lambda r: r["profile"].update(sigma_step=[x * 0.5 for x in r["profile"]["sigma_step"]]),
+        ),
+    ),
+    M(
         "shirodkar.ln_finite_t",
         "companion.theory.ln_finite_t.fit_expansion",
         "the t⁴ term dropped from the fit (c4 = 0: the large-t slope falls to 2)",

@@ -136,3 +136,21 @@ def test_settings_are_checked_before_anything_loads():
         GeometrySettings(calib_windows=2)
     with pytest.raises(ValueError, match="`p` must be"):
         GeometrySettings(p=1.5)
+
+
+def test_committed_records_match_the_committed_manifests():
+    """Every shipped trajectory record names a checkpoint of the committed manifests (step,
+    SHA-256, validation loss), ≥ 8 checkpoints per twin."""
+    from pathlib import Path
+
+    from companion.chapters.dead_directions.training import records
+
+    root = Path(__file__).resolve().parents[2] / "results" / "train"
+    for model, rs in records("cpu").items():
+        manifest = json.loads((root / f"{model}-2000steps.manifest.json").read_text("utf-8"))
+        want = {c["step"]: c for c in manifest["checkpoints"]}
+        assert len(rs) >= 8 and [r["step"] for r in rs] == sorted(want)
+        for r in rs:
+            assert r["sha256"] == want[r["step"]]["sha256"]
+            assert r["val_loss"] == want[r["step"]]["val_loss"]
+            assert r["norm"] == {"tiny-gpt-ln": "layernorm", "tiny-gpt-rms": "rmsnorm"}[model]

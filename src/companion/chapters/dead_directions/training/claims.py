@@ -190,6 +190,37 @@ def _outlier_control(scale: str = "cpu", full: bool = False) -> Measurement:
     return _outlier(scale, full, index=0)
 
 
+def _sigma(scale: str = "cpu", full: bool = False, reverse: bool = False) -> Measurement:
+    recs, on = _recs(scale)
+    worst, parts = np.inf, []
+    for m, rs in recs.items():
+        for r in rs:
+            sig = np.asarray(r["profile"]["sigma_min"], dtype=float)
+            step = np.asarray(r["profile"]["sigma_step"], dtype=float)
+            se = np.asarray(r["profile"]["sigma_step_se"], dtype=float)
+            if reverse:  # the control: the profile read from the last block back
+                step = sig[:-1] / sig[1:]
+                se = np.zeros_like(step)
+            low = np.where(np.isfinite(step), step + 4 * np.nan_to_num(se), np.inf)
+            worst = min(worst, float(low.min()))
+            parts.append(f"{m} step {r['step']}: " + ", ".join(f"{x:.2f}" for x in step[1:]))
+    ok = worst >= 1.0
+    return Measurement(
+        value=worst,
+        agrees=bool(ok),
+        detail="σ_min(X_ℓ)/σ_min(X_ℓ−1) of the uncentred residual stream (position 0 excluded), "
+        "block 1 → 2 onwards (the embedding's σ_min is 0: it holds fewer distinct rows than "
+        "its width): " + "; ".join(parts[:: max(1, len(parts) // 6)]),
+        reason="" if ok else f"a block-to-block step falls below 1 by more than 4 SE ({worst:.3f})",
+        source=_source(recs),
+        measured_on=on,
+    )
+
+
+def _sigma_control(scale: str = "cpu", full: bool = False) -> Measurement:
+    return _sigma(scale, full, reverse=True)
+
+
 def _deepening(scale: str = "cpu", full: bool = False) -> Measurement:
     recs, on = _recs(scale)
     rs = recs[LN_MODEL]
@@ -306,6 +337,21 @@ CLAIMS = (
         measure=_outlier,
         control=_outlier_control,
         control_method="the same test at step 0 (random weights: no outlier columns yet)",
+        **_MODEL,
+    ),
+    Claim(
+        id="shirodkar.trained_here_sigma_min",
+        paper="shirodkar",
+        statement="At every checkpoint of both twins, σ_min of the pre-norm residual stream "
+        "does not decrease from block to block.",
+        paper_value="σ_min preserved block to block on 13/14 models (abstract)",
+        provenance=("abstract",),
+        method="uncentred float64 Gram of the residual stream after each block on the "
+        "calibration bytes, position 0 excluded; jackknife SE over 4 folds",
+        tolerance="every step + 4 SE ≥ 1 (a step from σ_min = 0 counts as not decreasing)",
+        measure=_sigma,
+        control=_sigma_control,
+        control_method="the same profile read from the last block back to the first",
         **_MODEL,
     ),
 )
