@@ -567,8 +567,42 @@ ROWS.update(
             resume=True,
             command="test",
         ),
+        # the σ_min split by sublayer (issue 22)
+        _DD + "sublayers.accumulate_split": lambda: dict(
+            model=ns().model, batches=[ns().windows], final_norm=None, profile_tokens=None, folds=2
+        ),
+        _DD + "sublayers.split_of": lambda: dict(states=_split().states, tokens=_split().tokens),
+        _DD + "sublayers.localise": lambda: dict(split=_split().split, k=4.0),
+        _DD + "sublayers.cancelling": lambda: dict(
+            model=ns().model, block=1, sublayer="mlp", direction=np.ones(16), c=0.99
+        ),
+        _DD + "sublayers_run.run_sigma_split": lambda: dict(
+            name="smollm2-135m",
+            init="trained",
+            scale="smoke",
+            tokens=None,
+            cancel=None,
+            out=_plan().out,
+            resume=True,
+            device=None,
+            dtype=None,
+            command="test",
+        ),
+        _DD + "sublayers_run.split_results_path": lambda: dict(
+            out=_plan().out, scale="smoke", write=False
+        ),
+        _DD + "sublayers_run.load_split_results": lambda: dict(out=_plan().out, scale="smoke"),
     }
 )
+
+
+@functools.cache
+def _split():
+    """The sublayer split of the tiny Llama on its two windows (two folds)."""
+    from companion.llm.dead_directions.sublayers import accumulate_split, split_of
+
+    m = accumulate_split(ns().model, [ns().windows], folds=2)
+    return SimpleNamespace(states=m.states, tokens=m.tokens, split=split_of(m.states))
 
 
 @functools.cache
@@ -617,6 +651,7 @@ EXEMPT = {
     _DD + "diagnosis.Diagnosis": _RECORD + " (from read_out)",
     _DD + "driver.run_cli": _CLI,
     _DD + "moments.Moments": _RECORD + " (from accumulate)",
+    _DD + "sublayers.SublayerSplit": _RECORD + " (from split_of)",
     _DD + "reads.KernelRead": _RECORD,
     _DD + "reads.SchurRead": _RECORD,
     _DD + "reads.SigmaProfile": _RECORD,

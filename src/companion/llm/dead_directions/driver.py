@@ -13,8 +13,6 @@ from companion.llm.dead_directions.diagnosis import diagnose
 __all__ = [
     "run_dead_directions",
     "run_cli",
-    "run_settings",
-    "calibration_batches",
     "results_dir",
     "results_path",
     "load_results",

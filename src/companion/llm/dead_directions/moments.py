@@ -10,7 +10,7 @@ from companion._validate import check_bool, check_instance, check_int
 from companion.llm._checks import check_module, check_optional_int
 from companion.llm.norms import FinalNorm
 
-__all__ = ["Moments", "accumulate", "as_inputs", "FOLDS"]
+__all__ = ["Moments", "accumulate", "FOLDS"]
 
 #: Folds of the sequences for the jackknife of the σ_min steps.
 FOLDS = 4

@@ -40,16 +40,7 @@ from companion._validate import check_choice, check_instance, check_int, check_r
 from companion.llm.dead_directions.moments import FOLDS, as_inputs
 from companion.llm.dead_directions.reads import SigmaProfile
 
-__all__ = [
-    "SublayerSplit",
-    "accumulate_split",
-    "split_of",
-    "localise",
-    "find_sublayers",
-    "cancelling",
-    "bottom_direction",
-    "CARRIERS",
-]
+__all__ = ["SublayerSplit", "accumulate_split", "split_of", "localise", "cancelling", "CARRIERS"]
 
 #: The MLP's pre-norm in a block, by attribute name, in the order they are tried (Gemma 2/3
 #: also have a ``post_attention_layernorm``, applied to the attention output: not the stream).
@@ -191,6 +182,11 @@ def accumulate_split(
     from companion.llm._checks import check_module, check_optional_int
 
     check_module(model)
+    if isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
+        raise TypeError(
+            f"`batches` must be an iterable of token-id tensors or dicts of model inputs; "
+            f"got {type(batches).__name__}"
+        )
     check_optional_int(profile_tokens, "profile_tokens", low=1)
     folds = check_int(folds, "folds", low=2)
     name, blocks = find_sublayers(model, final_norm)
@@ -254,10 +250,6 @@ class SublayerSplit:
     tokens: int = 0
     folds: int = 0
 
-    def localise(self, k: float = 4.0) -> list[dict]:
-        """:func:`localise` of this split."""
-        return localise(self, k=k)
-
     def to_record(self) -> dict:
         """The record's keys (``split_*``)."""
         out = {f"split_{n}": getattr(self, n).tolist() for n in _ARRAYS}
@@ -279,7 +271,7 @@ class SublayerSplit:
 _ARRAYS = ("sigma_min", "attn", "attn_se", "mlp", "mlp_se", "block", "block_se")
 
 
-def split_of(states: list, *, tokens: int = 0) -> SublayerSplit:
+def split_of(states: list, *, tokens: int | None = None) -> SublayerSplit:
     """:class:`SublayerSplit` of the 2L + 1 states' fold accumulators (X₀, A₁, X₁, …), read
     with the σ_min profile's estimator (:class:`SigmaProfile`) twice: on every state (the
     sublayer ratios) and on the block outputs alone (the block ratios, as the records' steps)."""
@@ -288,6 +280,9 @@ def split_of(states: list, *, tokens: int = 0) -> SublayerSplit:
             "`states` must be a list of 2L + 1 fold-accumulator lists (X0, A1, X1, ...), "
             f"L >= 1; got {len(states) if isinstance(states, list) else type(states).__name__}"
         )
+    from companion.llm._checks import check_optional_int
+
+    tokens = check_optional_int(tokens, "tokens", low=1) or 0
     sub = SigmaProfile.of(states, tokens=tokens, degenerate=False)
     blk = SigmaProfile.of(states[::2], tokens=tokens, degenerate=False)
     steps, se = sub.steps, sub.step_se
@@ -373,17 +368,21 @@ def _cancel_modules(direction, c: float):
     return Cancel(), CancelAttention()
 
 
-@contextlib.contextmanager
 def cancelling(model, block: int, sublayer: str, direction, *, c: float = 0.99):
-    """Within the block, block ``block`` (1-based) of a LLaMA-layout model (``input_layernorm``,
-    ``self_attn``, ``post_attention_layernorm``, ``mlp``) has its ``sublayer`` (``"mlp"`` or
-    ``"attention"``) replaced by x ↦ −c (x·v) v on the raw stream (its pre-norm made the
-    identity), v = ``direction``: the stream loses a share ``c`` along v in that sublayer.
-    The original modules are put back on exit."""
-    import torch
+    """A context manager within which block ``block`` (1-based) of a LLaMA-layout model
+    (``input_layernorm``, ``self_attn``, ``post_attention_layernorm``, ``mlp``) has its
+    ``sublayer`` (``"mlp"`` or ``"attention"``) replaced by x ↦ −c (x·v) v on the raw stream
+    (its pre-norm made the identity), v = ``direction``: the stream loses a share ``c`` along
+    v in that sublayer. Arguments are checked at the call; the original modules are put back
+    on exit."""
+    from companion._validate import check_finite_array
+    from companion.llm._checks import check_module
 
+    check_module(model)
     check_choice(sublayer, "sublayer", ("mlp", "attention"))
     c = check_real(c, "c", low=0.0, high=1.0)
+    block = check_int(block, "block", low=1)
+    v = check_finite_array(direction, "direction", ndim=1)
     _, blocks = find_sublayers(model)
     block = check_int(block, "block", low=1, high=len(blocks))
     layer = blocks[block - 1][0]
@@ -393,19 +392,27 @@ def cancelling(model, block: int, sublayer: str, direction, *, c: float = 0.99):
             f"`model` must have LLaMA-layout blocks ({', '.join(names)}) for a cancelling "
             f"sublayer; got {type(layer).__name__}"
         )
-    v = np.asarray(direction, dtype=float)
     d = next(model.parameters()).shape[-1]
-    if v.shape != (d,) or not np.all(np.isfinite(v)) or not np.any(v):
-        raise ValueError(f"`direction` must be a finite non-zero vector of length d; got {v.shape}")
-    v = v / np.linalg.norm(v)
+    if v.shape != (d,) or not np.any(v):
+        raise ValueError(
+            f"`direction` must be a non-zero vector of length d = {d}; got shape {v.shape}"
+        )
     norm, branch = names[2:] if sublayer == "mlp" else names[:2]
-    saved = {n: getattr(layer, n) for n in (norm, branch)}
-    mlp, attention = _cancel_modules(v, c)
+    mlp, attention = _cancel_modules(v / np.linalg.norm(v), c)
     cancel = (mlp if sublayer == "mlp" else attention).to(next(model.parameters()).device)
+    return _swapped(layer, {norm: None, branch: cancel})
+
+
+@contextlib.contextmanager
+def _swapped(layer, new: dict):
+    """``layer``'s submodules replaced by ``new`` (None: the identity) inside the block."""
+    import torch
+
+    saved = {n: getattr(layer, n) for n in new}
     try:
-        setattr(layer, norm, torch.nn.Identity())
-        setattr(layer, branch, cancel)
-        yield model
+        for n, mod in new.items():
+            setattr(layer, n, torch.nn.Identity() if mod is None else mod)
+        yield layer
     finally:
         for n, mod in saved.items():
             setattr(layer, n, mod)

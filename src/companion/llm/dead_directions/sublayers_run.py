@@ -22,17 +22,10 @@ import time
 
 from companion.scale import SCALES
 
-__all__ = [
-    "run_sigma_split",
-    "run_cli",
-    "add_split_command",
-    "split_results_path",
-    "load_split_results",
-    "split_models",
-    "parse_cancel",
-]
+__all__ = ["run_sigma_split", "split_results_path", "load_split_results", "split_models"]
 
 FILE = "sigma_split.jsonl"
+_DTYPES = ("float32", "bfloat16", "float16")
 
 
 def _folder(scale: str) -> str:
@@ -45,9 +38,11 @@ def _folder(scale: str) -> str:
 def split_results_path(out: str | None = None, *, scale: str = "cpu", write: bool = False) -> str:
     """The JSONL file of ``scale`` under ``out`` (default: the results root's folder, the
     copy written here if there is one; with ``write`` the folder new records go to)."""
+    from companion._validate import check_bool
     from companion.llm._checks import check_path
     from companion.results import experiment_dir, locate
 
+    write = check_bool(write, "write")
     folder = _folder(scale)
     if check_path(out, "out") is not None:
         return os.path.join(out, FILE)
@@ -75,6 +70,10 @@ def parse_cancel(text: str | None) -> tuple | None:
     """``"mlp:5"`` → ``("mlp", 5)``; None stays None."""
     if text is None:
         return None
+    if not isinstance(text, str):
+        raise TypeError(
+            f"`cancel` must be a str such as 'mlp:5' or None; got {type(text).__name__}"
+        )
     sub, _, block = str(text).partition(":")
     if sub not in ("mlp", "attention") or not block.isdigit() or int(block) < 1:
         raise ValueError(
@@ -207,6 +206,8 @@ def run_sigma_split(
     resume = check_bool(resume, "resume")
     check_device(device)
     check_optional_str(command, "command")
+    if dtype is not None and dtype not in _DTYPES:
+        raise ValueError(f"`dtype` must be None or one of {', '.join(_DTYPES)}; got {dtype!r}")
     settings, depth = _settings(
         spec, init=init, scale=scale, tokens=tokens, dtype=dtype, cancel=cancel
     )
