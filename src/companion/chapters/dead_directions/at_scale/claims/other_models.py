@@ -201,7 +201,8 @@ CLAIMS = (
     Claim(
         id="shirodkar.sigma_min_split",
         statement="On the trained checkpoints available offline whose blocks are pre-norm "
-        "(SmolLM2-135M-Instruct, Gemma-3-270M, Whisper-base's decoder and encoder; MiniLM is "
+        "(SmolLM2-135M-Instruct, Gemma-3-270M, the decoders and encoders of Whisper-base and "
+        "tiny.en; MiniLM is "
         "post-LN and has no pre-norm stream to split), every block whose pre-norm σ_min "
         "declines is declining in its MLP sublayer, as the paper localises Gemma 4-31B's "
         "decline to the MLP.",
