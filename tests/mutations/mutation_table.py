@@ -647,9 +647,9 @@ MUTATIONS = (
     ),
     M(
         "shirodkar.trained_here_classifier",
-        LOAD_TRAJ,
-        "the RMSNorm twin's first norm called undetermined (a classifier threshold too wide)",
-        _dead_edit("tiny-gpt-rms", lambda r: r["norms"][0].update(verdict="undetermined")),
+        VERDICT,
+        "a classifier that always answers layernorm (the RMSNorm twin's 90 verdicts wrong)",
+        constant(("layernorm", "always layernorm")),
     ),
     M(
         "shirodkar.trained_here_deepening",
