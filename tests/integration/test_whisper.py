@@ -237,7 +237,7 @@ def test_truncated_single_file_checkpoint(monkeypatch, tmp_path):
     ):
         W.read_checkpoint(checkpoint="whisper-tiny-en")
     with pytest.raises(ValueError, match=r"^`checkpoint` must be one of "):
-        W.read_checkpoint(checkpoint="whisper-tiny")
+        W.get_checkpoint("whisper-tiny")
 
 
 def test_registry_loads_both_stacks(ck):

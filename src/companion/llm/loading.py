@@ -78,10 +78,9 @@ def load_tokenizer(name: str):
     if spec.modality == "image":
         return None
     if spec.modality == "speech":
-        from companion.llm.whisper import checkpoint_of
-        from companion.llm.whisper import load_tokenizer as whisper_tokenizer
+        from companion.llm import whisper
 
-        return whisper_tokenizer(checkpoint=checkpoint_of(name))
+        return whisper.load_tokenizer(checkpoint=whisper.checkpoint_of(name))
     if spec.source == "offline" and spec.available_here:
         return _load_offline(spec, tokenizer_only=True)
     return _minilm_tokenizer()

