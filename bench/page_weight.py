@@ -46,8 +46,8 @@ def _transferred(request) -> int:
 def weigh(page, base: str, chapter: str) -> dict:
     """Open the chapter's page and add up every request it makes (transferred bytes)."""
     finished, failed, outside = [], [], []
-    page.on("requestfinished", finished.append)
-    page.on("requestfailed", failed.append)
+    page.on("requestfinished", lambda r: finished.append(r))
+    page.on("requestfailed", lambda r: failed.append(r))
     page.on(
         "request",
         lambda r: outside.append(r.url) if not r.url.startswith((base, "data:")) else None,
