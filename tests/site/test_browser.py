@@ -6,12 +6,13 @@ exception; a failed request or HTTP error; any request leaving localhost (the si
 render with no CDN; such requests are blocked, never sent); unrendered math or MyST markup;
 an empty widget area; a missing figure or one without alt text; a broken link, anchor or
 Colab target; text below 3:1 contrast in dark mode; an element that is wider than the
-window, clipped, spilling out of its box or (at 1400 px) hidden behind a scrollbar, named
-by its selector; and a kernel-free control that does not move its figure: every
-``[data-param]`` control of a ``.companion-explore`` container is set to another value and
-its ``<img>`` must change (a control that applies only at other controls' values, its
-``data-when``, is given them first; one that stays disabled fails), every frame player is
-stepped and its frame must change.
+window, clipped, spilling out of its box or (at 1400 px) hidden behind a scrollbar, named by
+its selector; an at-scale page (``reader_text.AT_SCALE`` in its name) taller than
+``reader_text.HEIGHT_BUDGET_PX`` at 1400 px, measured as drawn; and a kernel-free control
+that does not move its figure: every ``[data-param]`` control of a ``.companion-explore``
+container is set to another value and its ``<img>`` must change (a control that applies only
+at other controls' values, its ``data-when``, is given them first; one that stays disabled
+fails), every frame player is stepped and its frame must change.
 
 Deterministic: a page that redirects (``index.html``'s meta refresh) is followed to its
 final URL, read from disk beforehand, before anything runs in it; then the test waits for
@@ -30,7 +31,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from companion.site import browser
+from companion.site import browser, reader_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ["COMPANION_SITE_HTML"]).resolve()
@@ -124,6 +125,18 @@ class Visit:
     def check_overflow(self, *, strict: bool):
         for o in self.page.evaluate(browser.OVERFLOW, strict):
             self.problems.append(f"overflow: {o['what']} by {o['px']} px: {o['selector']}")
+
+    def check_height(self):
+        """An at-scale page must read as a lecture: at most the height budget at 1400 px,
+        as drawn (claims cards and dropdowns folded, as a reader first sees them)."""
+        if reader_text.AT_SCALE not in self.rel:
+            return
+        height = self.page.evaluate("() => document.documentElement.scrollHeight")
+        if height > reader_text.HEIGHT_BUDGET_PX:
+            width, budget = self.page.viewport_size["width"], reader_text.HEIGHT_BUDGET_PX
+            self.problems.append(
+                f"page too long for a lecture: {height:,} px at {width} px (budget {budget:,} px)"
+            )
 
     def screenshot(self, shots, suffix: str):
         name = self.rel.removesuffix(".html").replace("/", "__") + f"-{suffix}.png"
@@ -253,6 +266,7 @@ def test_desktop_and_dark(new_context, site_url, shots, record, rel):
     visit = Visit(new_context, site_url, rel, DESKTOP)
     visit.check_content()
     visit.check_overflow(strict=True)
+    visit.check_height()
     visit.screenshot(shots, "1400")
     visit.drive_controls()
     visit.dark_mode()

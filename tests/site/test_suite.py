@@ -1,7 +1,7 @@
 """The browser suite itself, run on a two-page site written here: it passes on a healthy
 site (a control that applies at one value of another is given it first), it fails when a
-kernel-free control does not move its figure or stays disabled, or when something
-overflows (measured as drawn), and it deletes nothing
+kernel-free control does not move its figure or stays disabled, when something
+overflows (measured as drawn) or an at-scale page is taller than its budget, and it deletes nothing
 it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
 
 from __future__ import annotations
@@ -76,15 +76,26 @@ PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</titl
 """
 
 
-def _site(tmp_path: Path, page: str = PAGE) -> Path:
+def _site(tmp_path: Path, page: str = PAGE, extra: dict | None = None) -> Path:
     site = tmp_path / "html"
     (site / "book").mkdir(parents=True)
+    for name, text in (extra or {}).items():
+        (site / "book" / name).write_text(text)
     # the race of the old checker: a meta refresh with a 0 s delay, as Jupyter Book writes it
     (site / "index.html").write_text(
         '<meta http-equiv="Refresh" content="0; url=book/explore.html" />'
     )
     (site / "book" / "explore.html").write_text(page)
     return site
+
+
+def _tall(px: int) -> str:
+    """An at-scale page ``px`` tall (its paragraph's height; the body's margins add 16 px)."""
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>At scale</title></head>'
+        f'<body style="margin: 8px"><main><p style="height: {px}px; margin: 0">A lecture.</p>'
+        "</main></body></html>"
+    )
 
 
 def _run_suite(site: Path, cwd: Path, shots: Path):
@@ -97,7 +108,7 @@ def _run_suite(site: Path, cwd: Path, shots: Path):
 
 
 def test_the_suite_passes_on_a_healthy_site_and_deletes_nothing(tmp_path):
-    site, work = _site(tmp_path), tmp_path / "work"
+    site, work = _site(tmp_path, extra={"at_scale.html": _tall(11_900)}), tmp_path / "work"
     keep = work / "test-results" / "mine.txt"  # what pytest-playwright would delete
     keep.parent.mkdir(parents=True)
     keep.write_text("the user's")
@@ -108,7 +119,7 @@ def test_the_suite_passes_on_a_healthy_site_and_deletes_nothing(tmp_path):
     assert set(report["problems"]) == {
         f"test_{kind}[chromium-{page}]"
         for kind in ("desktop_and_dark", "phone")
-        for page in ("book/explore.html", "index.html")
+        for page in ("book/at_scale.html", "book/explore.html", "index.html")
     }
     shots = sorted(p.name for p in (work / "shots").glob("*.png"))
     assert "book__explore-1400.png" in shots and "book__explore-390.png" in shots
@@ -129,8 +140,10 @@ OVERFLOWS = """<div id="spill" style="width: 300px">
 def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     broken = PAGE.replace("/*EXPLORE*/", "if (false)")  # the controls' script never runs
     broken = broken.replace("</main>", OVERFLOWS + "</main>")
-    res = _run_suite(_site(tmp_path, broken), tmp_path, tmp_path / "shots")
+    long = {"at_scale.html": _tall(12_100)}
+    res = _run_suite(_site(tmp_path, broken, long), tmp_path, tmp_path / "shots")
     assert res.returncode == 1, res.stdout[-3000:]
+    assert "page too long for a lecture: 12,116 px at 1400 px (budget 12,000 px)" in res.stdout
     assert "overflow: spills out of its box by 40 px: div#spill" in res.stdout
     # at 390 px: 600 px of table in 374 px of column
     assert "overflow: hidden behind a horizontal scrollbar by 226 px: div#wide" in res.stdout
