@@ -163,7 +163,7 @@ def norm_reads(model, windows) -> tuple[list, dict]:
     mods = norm_modules(model)
     _check_windows(model, windows)
     final = list(mods)[-1]
-    d = max(m.weight.numel() for m in mods.values())
+    d = max(int(np.prod(m.normalized_shape)) for m in mods.values())
     if windows.numel() <= d:
         raise ValueError(
             f"`windows` must hold more than d = {d} tokens for a unique bottom direction; "
