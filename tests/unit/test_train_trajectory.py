@@ -138,6 +138,39 @@ def test_settings_are_checked_before_anything_loads():
         GeometrySettings(p=1.5)
 
 
+def test_bad_windows_data_and_models_are_refused_by_name(runs, data):
+    """Each was a raw IndexError / AttributeError, or named another function's parameter."""
+    from companion.llm.train import load_trained
+    from companion.llm.train.corpus import split_windows
+    from companion.llm.trajectory import geometry as geo
+
+    net = load_trained("tiny-gpt-ln", 3, folder=runs["tiny-gpt-ln"])
+    calib, _ = split_windows(data, "calibration", n_windows=8, context=16)
+    val, _ = split_windows(data, "validation", n_windows=2, context=16)
+    alien = calib.clone()
+    alien[0, 0] = 300  # past the 256-byte vocabulary
+    vocab = "must hold token ids in [0, 255] (the model's vocabulary); got ids in"
+    cases = [
+        (lambda: geo.linear_reads(net, alien), f"`windows` {vocab}"),
+        (lambda: geo.norm_reads(net, alien), f"`windows` {vocab}"),
+        (lambda: geo.flip_reads(net, alien, val, SMALL), f"`calib` {vocab}"),
+        (lambda: geo.norm_reads(net, calib[:1, :8]), "`windows` must hold more than d = 32"),
+        (lambda: geo.flip_reads(net, calib, val[:, :1], SMALL), "`windows` must be a 2-D"),
+        (
+            lambda: geo.measure_checkpoint(net, data[:200], SMALL),
+            "`data` must give each of the calibration and validation splits more than the "
+            "model's context of 16 bytes; got 10 and 10 of 200 bytes",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value).startswith(message), str(info.value)
+    with pytest.raises(TypeError) as info:
+        geo.measure_checkpoint(torch.nn.Linear(2, 2), data)
+    assert str(info.value).startswith("`model` must be a trained-here twin"), str(info.value)
+
+
 def test_committed_records_match_the_committed_manifests():
     """Every shipped trajectory record names a checkpoint of the committed manifests (step,
     SHA-256, validation loss), ≥ 8 checkpoints per twin."""

@@ -1,11 +1,14 @@
 """The rows of ``test_param_validation.py`` for the trained-here models (issue 20):
-``companion.llm.train.{checkpoints, corpus, model, trainer}``.
+``companion.llm.train.{checkpoints, corpus, model, trainer}``, and the geometry of their
+training trajectory, ``companion.llm.trajectory.{driver, geometry}``.
 
 Built lazily, once (torch is imported only when ``companion.llm`` is collected): a 1-block,
 width-8 LayerNorm twin trained 2 steps on 400 synthetic bytes into a temporary run folder
 (finished, so ``train(..., resume=True)`` returns at once), and a scratch folder that the
-writers (``write_tensors``, ``write_manifest``) write into. Each row is a function returning
-its valid arguments.
+writers (``write_tensors``, ``write_manifest``) write into. The trajectory rows read that
+run's last checkpoint with tiny :class:`GeometrySettings` (3 calibration windows, 2 seeds)
+and write their records into a temporary folder (stored once, so ``run_trajectory(...,
+resume=True)`` returns at once). Each row is a function returning its valid arguments.
 """
 
 from __future__ import annotations
@@ -127,5 +130,63 @@ EXEMPT = {
     "(its arguments are checked by tests/unit/test_train.py's CLI cases)",
 }
 
+
+@functools.cache
+def traj() -> SimpleNamespace:
+    """The trajectory rows' settings, the trained twin, its windows and a results folder."""
+    from companion.llm.train.corpus import split_windows
+    from companion.llm.train.trainer import load_trained
+    from companion.llm.trajectory.geometry import GeometrySettings
+
+    out = Path(tempfile.mkdtemp(prefix="companion-trajectory-rows-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    cfg = GeometrySettings(calib_windows=3, eval_windows=2, p=0.25, p_outlier=0.5, seeds=2)
+    net = load_trained("tiny-gpt-ln", ns().step, folder=ns().run)
+    calib, _ = split_windows(ns().data, "calibration", n_windows=3, context=8)
+    val, _ = split_windows(ns().data, "validation", n_windows=2, context=8)
+    return SimpleNamespace(cfg=cfg, net=net, calib=calib, val=val, out=str(out))
+
+
+def _trajectory():
+    return dict(
+        model="tiny-gpt-ln",
+        steps=2,
+        folder=ns().run,
+        out=traj().out,
+        resume=True,
+        settings=traj().cfg,
+        command="test",
+        data=ns().data,
+    )
+
+
+_T = "llm.trajectory."
+ROWS.update(
+    {
+        _T + "driver.checked_run": lambda: dict(model="tiny-gpt-ln", steps=2, folder=ns().run),
+        _T + "driver.load_records": lambda: dict(out=traj().out),
+        _T + "driver.results_path": lambda: dict(out=traj().out),
+        _T + "driver.run_trajectory": _trajectory,
+        _T + "geometry.GeometrySettings": lambda: dict(
+            calib_windows=3, eval_windows=2, p=0.25, p_outlier=0.5, outlier_frac=0.5, seeds=2
+        ),
+        _T + "geometry.flip_reads": lambda: dict(
+            model=traj().net, calib=traj().calib, windows=traj().val, cfg=traj().cfg
+        ),
+        _T + "geometry.linear_reads": lambda: dict(model=traj().net, windows=traj().calib),
+        _T + "geometry.measure_checkpoint": lambda: dict(
+            model=traj().net, data=ns().data, cfg=traj().cfg
+        ),
+        _T + "geometry.norm_modules": lambda: dict(model=traj().net),
+        _T + "geometry.norm_reads": lambda: dict(model=traj().net, windows=traj().calib),
+    }
+)
+EXEMPT[_T + "cli.add_commands"] = (
+    "argparse plumbing: adds `companion train-geometry` to the CLI's subparsers (its "
+    "arguments are checked by tests/unit/test_train_trajectory.py's CLI cases)"
+)
+
 NON_NEGATIVE = {"n_bytes", "steps", "warmup", "threads", "resume_every", "layers", "heads"}
+NON_NEGATIVE |= {"p_outlier", "outlier_frac"}
 POSITIVE = {"n_bytes", "steps", "threads", "resume_every", "layers", "heads", "stop_after"}
+POSITIVE |= {"p_outlier", "outlier_frac"}

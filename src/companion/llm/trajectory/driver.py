@@ -99,6 +99,7 @@ def run_trajectory(
 
     ``data``: the corpus bytes (default :func:`~companion.llm.train.corpus.corpus_bytes`).
     """
+    from companion.llm._checks import check_optional_str
     from companion.llm.progress import progress
     from companion.llm.train.checkpoints import sha256_file
     from companion.llm.train.corpus import check_data, corpus_bytes
@@ -107,6 +108,7 @@ def run_trajectory(
     from companion.results import ResultStore, experiment_dir, run_record
 
     resume = check_bool(resume, "resume")
+    command = check_optional_str(command, "command")
     cfg = GeometrySettings() if settings is None else check_instance(
         settings, "settings", GeometrySettings
     )  # fmt: skip

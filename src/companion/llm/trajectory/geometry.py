@@ -86,6 +86,25 @@ def norm_modules(model) -> dict:
     return out
 
 
+def _check_windows(model, windows, name: str = "windows", *, min_tokens: int = 1):
+    """Token windows of ``model``'s vocabulary (an out-of-vocabulary id would be a raw
+    IndexError inside the embedding)."""
+    from companion.llm._checks import check_module, check_windows
+
+    check_module(model)
+    check_windows(windows, name, min_tokens=min_tokens)
+    try:
+        vocab = model.get_input_embeddings().num_embeddings
+    except (AttributeError, NotImplementedError):  # not a transformers model: no vocabulary
+        return windows
+    if int(windows.max()) >= vocab:
+        raise ValueError(
+            f"`{name}` must hold token ids in [0, {vocab - 1}] (the model's vocabulary); "
+            f"got ids in [{int(windows.min())}, {int(windows.max())}]"
+        )
+    return windows
+
+
 def _as_norm(name: str, module, final: bool):
     """The engine's :class:`~companion.llm.norms.FinalNorm` of one norm module (any norm
     is a target of :func:`diagnose`; only the final one is not "post-LN")."""
@@ -142,7 +161,14 @@ def norm_reads(model, windows) -> tuple[list, dict]:
     from companion.llm.dead_directions.diagnosis import diagnose
 
     mods = norm_modules(model)
+    _check_windows(model, windows)
     final = list(mods)[-1]
+    d = max(int(np.prod(m.normalized_shape)) for m in mods.values())
+    if windows.numel() <= d:
+        raise ValueError(
+            f"`windows` must hold more than d = {d} tokens for a unique bottom direction; "
+            f"got {windows.numel()}"
+        )
     batches = list(windows.split(32))
     rows, profile = [], {}
     for name, mod in mods.items():
@@ -169,7 +195,8 @@ def linear_reads(model, windows, layers: dict | None = None) -> list:
     from companion.llm.sign_flips.layers import linear_layers
     from companion.theory.bussgang import row_cos2
 
-    layers = linear_layers(model) if layers is None else layers
+    layers = linear_layers(model) if layers is None else layers  # checks `model`
+    _check_windows(model, windows)
     mom = input_moments(model, windows, layers, min_tokens=1)
     rows = []
     for name, mod in layers.items():
@@ -213,7 +240,9 @@ def flip_reads(model, calib, windows, cfg: GeometrySettings, layers: dict | None
     from companion.llm.sign_flips.perturbations import perturbed
 
     cfg = check_instance(cfg, "cfg", GeometrySettings)
-    layers = linear_layers(model) if layers is None else layers
+    layers = linear_layers(model) if layers is None else layers  # checks `model`
+    _check_windows(model, calib, "calib")
+    _check_windows(model, windows, min_tokens=2)  # a next-token NLL needs two tokens a window
     base = evaluate_nll(model, windows, batch_size=16).nll
 
     def dnll(fs, kind):
@@ -235,16 +264,37 @@ def flip_reads(model, calib, windows, cfg: GeometrySettings, layers: dict | None
     return out
 
 
+def _check_twin(model) -> None:
+    """A transformers causal LM with a context length and a width (a trained-here twin)."""
+    from companion.llm._checks import check_module
+
+    check_module(model)
+    config = getattr(model, "config", None)
+    if not all(hasattr(config, k) for k in ("max_position_embeddings", "hidden_size")):
+        raise TypeError(
+            f"`model` must be a trained-here twin (a transformers model whose config has "
+            f"max_position_embeddings and hidden_size); got a {type(model).__name__}"
+        )
+
+
 def measure_checkpoint(model, data, cfg: GeometrySettings | None = None) -> dict:
     """Everything the trajectory records of one checkpoint (module docs): ``norms``,
     ``profile``, ``linears``, ``flips``, each timed. ``data``: the corpus bytes."""
     import torch
 
-    from companion.llm.train.corpus import check_data, split_windows
+    from companion.llm.train.corpus import SPLITS, check_data, split_ranges, split_windows
 
+    _check_twin(model)
     cfg = GeometrySettings() if cfg is None else check_instance(cfg, "cfg", GeometrySettings)
     check_data(data)
     context = model.config.max_position_embeddings
+    sizes = {k: hi - lo for k, (lo, hi) in split_ranges(max(len(data), len(SPLITS))).items()}
+    if min(sizes["calibration"], sizes["validation"]) < context + 1:
+        raise ValueError(
+            f"`data` must give each of the calibration and validation splits more than the "
+            f"model's context of {context} bytes; got {sizes['calibration']} and "
+            f"{sizes['validation']} of {len(data)} bytes"
+        )
     calib, _ = split_windows(data, "calibration", n_windows=cfg.calib_windows, context=context)
     val, _ = split_windows(data, "validation", n_windows=cfg.eval_windows, context=context)
     if calib.numel() <= model.config.hidden_size:
