@@ -36,6 +36,11 @@ CASES = [
         "error: argument --model: must be a causal language model",
         "got 'minilm-l6', an encoder (bert)",
     ),
+    (  # Table 1 reads Whisper's weights; the NLL experiments need a language model
+        ["run", "sign-flips", "--experiment", "outlier", "--model", "whisper-tiny-en-decoder"],
+        "error: argument --model: must be a causal language model",
+        "got 'whisper-tiny-en-decoder', a speech model (whisper)",
+    ),
     (SF + ["--model", "smollm2-135m", "--device", "tpu"], "error: argument --device: ", "'tpu'"),
     (DD + ["--model", "gpt2", "--device", "tpu"], "error: argument --device: ", "got 'tpu'"),
     (
@@ -80,8 +85,8 @@ CASES = [
     ),
     (
         DD + ["--model", "all", "--init", "random", "--layers", "100"],  # was 22 lines
-        "error: argument --layers: must be an integer in [1, 6] with --model all",
-        "has 6 blocks); got 100",
+        "error: argument --layers: must be an integer in [1, 4] with --model all",
+        "(the shallowest, whisper-tiny-en-decoder, has 4 blocks); got 100",
     ),
 ]
 NO_CUDA = [

@@ -132,6 +132,7 @@ OVERFLOWS = """<div id="spill" style="width: 300px">
   <span style="display: inline-block; width: 340px">a spill</span>
   <div style="overflow-x: auto"><pre style="width: 2000px">wide code scrolls</pre></div>
 </div>
+<p class="faint" style="color: #8a8a8a; background: #ffffff">grey on white: 3.4:1</p>
 <div id="wide" style="overflow-x: auto"><table style="width: 600px"><tr>
   <td>a</td><td>b</td><td>c</td><td>d</td><td>e</td></tr></table></div>
 """
@@ -143,6 +144,9 @@ def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     long = {"at_scale.html": _tall(12_100)}
     res = _run_suite(_site(tmp_path, broken, long), tmp_path, tmp_path / "shots")
     assert res.returncode == 1, res.stdout[-3000:]
+    assert 'dark mode: low contrast p.faint "grey on white: 3.4:1" ratio 3.45 (AA: 4.5)' in (
+        res.stdout
+    )
     assert "page too long for a lecture: 12,116 px at 1400 px (budget 12,000 px)" in res.stdout
     assert "overflow: spills out of its box by 40 px: div#spill" in res.stdout
     # at 390 px: 600 px of table in 374 px of column

@@ -439,7 +439,12 @@ ROWS = {
     # whisper (W2)
     "llm.whisper.conversion.whisper_config": lambda: dict(ct2=_ct2(), settings=None),
     "llm.whisper.conversion.hf_names": lambda: dict(name="decoder/layer_0/ffn/linear_0/weight"),
-    "llm.whisper.checkpoint.load_tokenizer": lambda: dict(folder=None),
+    "llm.whisper.checkpoint.load_tokenizer": lambda: dict(folder=None, checkpoint="whisper-base"),
+    "llm.whisper.checkpoint.get_checkpoint": lambda: dict(checkpoint="whisper-tiny-en"),
+    "llm.whisper.checkpoint.package_files": lambda: dict(checkpoint="whisper-base"),
+    "llm.whisper.checkpoint.package_settings": lambda: dict(checkpoint="whisper-base"),
+    "llm.whisper.conversion.special_token_ids": lambda: dict(vocab_size=51864),
+    "llm.whisper.stacks.checkpoint_of": lambda: dict(name="whisper-tiny-en-decoder"),
     "llm.whisper.checkpoint.feature_extractor": lambda: dict(config=speech().config),
     "llm.whisper.transcription.decoder_prefix": lambda: dict(tokenizer=speech().tokenizer),
     "llm.whisper.transcription.greedy_transcribe": lambda: dict(
@@ -665,6 +670,7 @@ EXEMPT = {
     "llm.speech.Clip": _RECORD + " (from speech_clips)",
     # cost, not trust: each valid call reads or writes the 290 MB Whisper checkpoint
     "llm.whisper.checkpoint.read_checkpoint": "reads and hashes 150 MB per call (test_whisper)",
+    "llm.whisper.checkpoint.Checkpoint": "a frozen record of package names and paths (data)",
     "llm.whisper.conversion.convert": "writes the 290 MB converted checkpoint (a minute per call)",
     "llm.whisper.conversion.load_whisper": "loads (first converts) the 290 MB checkpoint",
     "llm.whisper.conversion.convert_state_dict": "converts all 72 M parameters per call",

@@ -371,7 +371,9 @@ OVERFLOW = r"""
 }
 """  # noqa: E501
 
-# Visible text with contrast below 3:1 against its nearest opaque background (WCAG).
+# Visible text below WCAG AA contrast against its nearest opaque background: 4.5:1, or 3:1
+# for large text (24 px, or 18.66 px bold). Prose, tables, output cells, the Explore
+# widgets (labels, values, readouts, notes, selects), the claims boxes and their badges.
 LOW_CONTRAST = r"""
 () => {
   const lum = c => { const m = c.match(/[\d.]+/g); if (!m) return null;
@@ -380,13 +382,15 @@ LOW_CONTRAST = r"""
   const bg = el => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor;
       const m = c.match(/[\d.]+/g); if (m && (m.length < 4 || +m[3] > 0.5)) return c; } return 'rgb(255,255,255)'; };
   const bad = [];
-  const sel = 'main p, main li, main td, main th, main h1, main h2, main h3, main dt, main dd, main label, main .admonition-title, main .widget-label, main .widget-readout, main .widget-label-basic, main .companion-player p, main .companion-player code, main .companion-explore, main figcaption, main .caption-text, main .cell_output code';
+  const sel = 'main p, main li, main td, main th, main h1, main h2, main h3, main dt, main dd, main label, main .admonition-title, main .widget-label, main .widget-readout, main .widget-label-basic, main .companion-player p, main .companion-player code, main .companion-explore, main .companion-explore-label, main .companion-explore-value, main .companion-explore select, main figcaption, main .caption-text, main .cell_output code, main .cell_output pre, main .cell_output summary, main .claims-box summary, main .claim-badge, main .claim-card-id';
   document.querySelectorAll(sel).forEach(el => {
     if (!el.offsetHeight || !el.textContent.trim()) return;
-    const fg = lum(getComputedStyle(el).color), b = lum(bg(el));
+    const st = getComputedStyle(el), px = parseFloat(st.fontSize), weight = parseInt(st.fontWeight) || 400;
+    const need = (px >= 24 || (px >= 18.66 && weight >= 700)) ? 3 : 4.5;
+    const fg = lum(st.color), b = lum(bg(el));
     if (fg === null || b === null) return;
     const ratio = (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
-    if (ratio < 3) bad.push(`${el.tagName.toLowerCase()}.${el.className || ''} "${el.textContent.trim().slice(0, 40)}" ratio ${ratio.toFixed(2)}`);
+    if (ratio < need) bad.push(`${el.tagName.toLowerCase()}.${el.className || ''} "${el.textContent.trim().slice(0, 40)}" ratio ${ratio.toFixed(2)} (AA: ${need})`);
   });
   return bad;
 }
