@@ -368,12 +368,13 @@ def format_plan(steps: list[Step], runtime: Runtime, scale: str = "full") -> str
     """The plan as text (what ``companion plan`` prints): one row per step, then the
     reasons of the steps that do not fit, identical reasons once."""
     _steps(steps, runtime, scale)
-    head = f"{'experiment':<30} {'model':<20} {'init':<7} {'dtype':<8} "
+    w = max([20, *(len(s.model) for s in steps)])  # the model column fits every name
+    head = f"{'experiment':<30} {'model':<{w}} {'init':<7} {'dtype':<8} "
     head += f"{'GPU GB':>6} {'host GB':>7} {'min':>6}  fits"
     lines = [f"scale {scale} on: {runtime.describe()}", head, "-" * len(head)]
     for s in steps:
         lines.append(
-            f"{s.experiment:<30} {s.model:<20} {s.init:<7} {s.dtype:<8} {s.est_memory_gb:>6.1f} "
+            f"{s.experiment:<30} {s.model:<{w}} {s.init:<7} {s.dtype:<8} {s.est_memory_gb:>6.1f} "
             f"{s.est_host_gb:>7.1f} {s.est_minutes:>6.1f}  {'yes' if s.fits else 'no'}"
         )
     lines.append(_total(steps))
