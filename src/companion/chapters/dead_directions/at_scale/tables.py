@@ -194,7 +194,7 @@ PYTHIA_TRAJECTORY = (
 
 def reproduce(scale: str, results: list) -> Reproduce:
     """The chapter's folded "Reproduce" box: the commands that write its records (this scale,
-    full scale on a GPU, Whisper, the Pythia trajectory), what is stored, how long the
+    full scale on a GPU, Whisper, the σ_min split, the Pythia trajectory), what is stored, how long the
     runs took and on which machine."""
     from companion.results import locate, read_json
 
@@ -204,6 +204,10 @@ def reproduce(scale: str, results: list) -> Reproduce:
     for ck, label in WHISPER_CHECKPOINTS.items():
         cmds += [f"# Whisper {label} (speech synthesised by eSpeak NG):"]
         cmds += whisper_commands(ck).values()
+    from companion.chapters.dead_directions.at_scale.split import split_commands
+
+    cmds += ["# σ_min split by sublayer, with its two cancelling controls:"]
+    cmds += split_commands(scale).split("; ")
     cmds += ["# the Pythia training trajectory (GPU):", PYTHIA_TRAJECTORY]
     recs = [f"{len(results)} records at {scale} scale (results: dead_directions/)"]
     if scale != "full" and not locate("dead_directions_full", "dead_directions.jsonl").exists():
