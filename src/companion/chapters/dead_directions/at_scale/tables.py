@@ -194,8 +194,8 @@ PYTHIA_TRAJECTORY = (
 
 def reproduce(scale: str, results: list) -> Reproduce:
     """The chapter's folded "Reproduce" box: the commands that write its records (this scale,
-    full scale on a GPU, Whisper, the σ_min split, the Pythia trajectory), what is stored, how long the
-    runs took and on which machine."""
+    full scale on a GPU, Whisper, the σ_min split, the Pythia trajectory), what is stored,
+    how long the runs took and on which machine."""
     from companion.results import locate, read_json
 
     cmds = [*commands(scale).splitlines()]
