@@ -322,7 +322,7 @@ def sigma_split_table(scale: str = "cpu") -> Table:
         "decline is in the MLP when σ_min(after the MLP)/σ_min(after attention) alone is, in "
         "attention when σ_min(after attention)/σ_min(before) alone is ('other': both, or "
         "neither at 4 SE). Uncentred pre-norm stream, position 0 excluded; SE by a "
-        "delete-one-fold jackknife over 4 folds of the sequences. Written by "
-        "`companion run sigma-split --model all --resume`."
+        "delete-one-fold jackknife over 4 folds of the sequences (the commands are in the "
+        "chapter's Reproduce box)."
     )
     return table(rows, notes=notes)
