@@ -116,26 +116,28 @@ def flip_stats(rec: dict, a: str = "flip", b: str = "magnitude") -> tuple[float,
     return float(x.mean()), float(y.mean()), float(d.std(ddof=1) / math.sqrt(d.size))
 
 
-def summary_rows(recs: dict) -> list[dict]:
-    """Both twins at initialisation and trained: the numbers the chapter's claims read."""
+def summary_rows(recs: dict, part: str = "II") -> list[dict]:
+    """Both twins at initialisation and trained: the numbers the chapter's claims read, for
+    Part II (the norms) or Part I (the Linear layers), one table each so that neither is
+    squeezed."""
+    if part not in ("I", "II"):
+        raise ValueError(f"`part` must be 'I' or 'II'; got {part!r}")
     rows = []
     for m, rs in recs.items():
         for r in (rs[0], rs[-1]):
-            f, g, _ = flip_stats(r)
-            rows.append(
-                {
-                    "model": _LABEL[m],
-                    "step": r["step"],
-                    "validation loss (nats/byte)": r["val_loss"],
+            row = {"model": _LABEL[m], "step": r["step"], "validation loss": r["val_loss"]}
+            if part == "II":
+                row |= {
                     "final norm |cos|": r["norms"][-1]["cos"],
                     "max |ρ| over norms": max(abs(n["rho"]) for n in r["norms"]),
                     "verdicts": ", ".join(sorted({n["verdict"] for n in r["norms"]})),
                     "max |γ| spread": max(n["gamma_spread"] for n in r["norms"]),
-                    "mean cos²(w, sign w)": float(np.mean([x["row_cos2"] for x in r["linears"]])),
-                    "ΔNLL flips": f,
-                    "ΔNLL magnitude": g,
                 }
-            )
+            else:
+                f, g, _ = flip_stats(r)
+                cos2 = float(np.mean([x["row_cos2"] for x in r["linears"]]))
+                row |= {"mean cos²(w, sign w)": cos2, "ΔNLL flips": f, "ΔNLL magnitude": g}
+            rows.append(row)
     return rows
 
 
