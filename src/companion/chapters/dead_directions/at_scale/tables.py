@@ -233,11 +233,16 @@ def reproduce(scale: str, results: list) -> Reproduce:
     return reproduce_box(cmds, records=recs, timings=times, machine=machine, extra=extra)
 
 
-def whisper_kernel_table(scale: str = "cpu") -> Table:
-    """The γ⁻¹ kernel on each Whisper record and the two controls on the same activations
-    (a shuffled γ, three draws; the norm swapped for an RMSNorm)."""
+def whisper_kernel_table(scale: str = "cpu", init: str | None = None) -> Table:
+    """The γ⁻¹ kernel on each Whisper record (only those of ``init``, "trained" or "random",
+    when given) and the two controls on the same activations (a shuffled γ, three draws;
+    the norm swapped for an RMSNorm)."""
+    if init not in (None, "trained", "random"):
+        raise ValueError(f"`init` must be 'trained', 'random' or None; got {init!r}")
     rows = []
     for r in whisper_records(scale):
+        if init is not None and r["init"] != init:
+            continue
         lo, hi = abs_gamma(r)
         c = r.get("controls", {})
         shuf = c.get("shuffled_gamma", [])
