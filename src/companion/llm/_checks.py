@@ -159,3 +159,32 @@ def check_model_names(names, name: str):
     # the plan schedules the engine's runs; the trained-here twins are `companion train`'s
     known = tuple(s.name for s in list_models() if s.source != "trained-here")
     return [check_choice(n, name, known) for n in names]
+
+
+def check_out(out) -> None:
+    """``--out`` must be a folder this process can write (created if absent), checked before
+    any model loads: a file, ``/dev/null``, ``''``, a folder under ``/proc`` or a read-only
+    one is one line, not a failure after the whole computation.
+
+    A probe file (``.tmp-<pid>-*.jsonl``, removed at once; a killed probe is removed by the
+    next store that opens the folder) proves the folder writable.
+    """
+    import tempfile
+
+    if out is None:
+        return
+    if out == "":
+        raise ValueError("`out` must name a folder; got '' (leave --out out for the default)")
+    path = os.path.abspath(os.path.expanduser(out))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"`out` must be a folder; got {out!r}, which is not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=f".tmp-{os.getpid()}-", suffix=".jsonl")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ValueError(
+            f"`out` must be a folder this process can write; got {out!r} ({why})"
+        ) from None

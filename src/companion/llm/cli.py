@@ -20,10 +20,15 @@ their modules only when they execute.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from companion.llm._checks import check_out
 from companion.scale import SCALES
+
+#: Bytes a calibration token costs before any model loads: its id, its text, its statistics.
+_BYTES_PER_TOKEN = 16
+#: Bytes a seed costs at least: its record (in the file and in memory) and its flip masks.
+_BYTES_PER_SEED = 1024
 
 __all__ = ["add_commands", "SIGN_FLIP_EXPERIMENTS"]
 
@@ -50,41 +55,6 @@ def _check_device(args) -> None:
         from companion.llm.loading import check_device
 
         check_device(args.device)
-
-
-def _check_out(out) -> None:
-    """``--out`` must be a folder this process can write (created if absent), checked before
-    any model loads: a file, ``/dev/null``, ``''``, a folder under ``/proc`` or a read-only
-    one is one line, not a failure after the whole computation.
-
-    A probe file (``.tmp-<pid>-*.jsonl``, removed at once; a killed probe is removed by the
-    next store that opens the folder) proves the folder writable.
-    """
-    import tempfile
-
-    if out is None:
-        return
-    if out == "":
-        raise ValueError("`out` must name a folder; got '' (leave --out out for the default)")
-    path = os.path.abspath(os.path.expanduser(out))
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise ValueError(f"`out` must be a folder; got {out!r}, which is not a folder")
-    try:
-        os.makedirs(path, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=path, prefix=f".tmp-{os.getpid()}-", suffix=".jsonl")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        why = err.strerror or type(err).__name__
-        raise ValueError(
-            f"`out` must be a folder this process can write; got {out!r} ({why})"
-        ) from None
-
-
-#: Bytes a calibration token costs before any model loads: its id, its text, its statistics.
-_BYTES_PER_TOKEN = 16
-#: Bytes a seed costs at least: its record (in the file and in memory) and its flip masks.
-_BYTES_PER_SEED = 1024
 
 
 def _dead_directions(args) -> int:
@@ -117,7 +87,7 @@ def _dead_directions(args) -> int:
                 )
         for spec in specs:
             check_int(args.layers, "layers", low=1, high=spec.n_layers)
-    _check_out(args.out)
+    check_out(args.out)
     _check_device(args)
     return run_cli(args)
 
@@ -135,7 +105,7 @@ def _sign_flips(args) -> int:
             seeds,
             what=f"at least {_BYTES_PER_SEED} bytes a seed: its record and flips",
         )
-    _check_out(args.out)
+    check_out(args.out)
     _check_device(args)
     return run_cli(args)
 

@@ -20,6 +20,7 @@ import os
 import sys
 import time
 
+from companion.llm._checks import check_out
 from companion.scale import SCALES
 
 __all__ = ["run_sigma_split", "split_results_path", "load_split_results", "split_models"]
@@ -80,29 +81,6 @@ def parse_cancel(text: str | None) -> tuple | None:
             f"`cancel` must be 'mlp:BLOCK' or 'attention:BLOCK' (BLOCK >= 1); got {text!r}"
         )
     return sub, int(block)
-
-
-def _writable(out) -> None:
-    """``out`` must be a folder this process can write (created if absent): checked before
-    any model loads."""
-    import tempfile
-
-    if out is None:
-        return
-    if out == "":
-        raise ValueError("`out` must name a folder; got '' (leave it out for the default)")
-    path = os.path.abspath(os.path.expanduser(out))
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise ValueError(f"`out` must be a folder; got {out!r}, which is not a folder")
-    try:
-        os.makedirs(path, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=path, prefix=f".tmp-{os.getpid()}-", suffix=".jsonl")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise ValueError(
-            f"`out` must be a folder this process can write; got {out!r} ({err.strerror})"
-        ) from None
 
 
 def _settings(spec, *, init, scale, tokens, dtype, cancel):
@@ -202,7 +180,7 @@ def run_sigma_split(
     spec = get_spec(name)
     cancel = parse_cancel(f"{cancel[0]}:{cancel[1]}" if isinstance(cancel, tuple) else cancel)
     check_path(out, "out")
-    _writable(out)
+    check_out(out)
     resume = check_bool(resume, "resume")
     check_device(device)
     check_optional_str(command, "command")
@@ -248,7 +226,7 @@ def run_cli(args) -> int:
         names.extend(split_models()) if m == "all" else names.append(m)
     try:  # every setting of every run checked before the first model loads
         cancel = parse_cancel(args.cancel)
-        _writable(args.out)
+        check_out(args.out)
         for n in names:
             _settings(get_spec(n), init=args.init, scale=args.scale, tokens=args.tokens,
                       dtype=args.dtype, cancel=cancel)  # fmt: skip
