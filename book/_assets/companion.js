@@ -60,7 +60,7 @@ var CompanionExplore = (function () {
         });
       });
       var entry = data.index[key];
-      img.src = "data:image/png;base64," + data.images[entry[0]];
+      img.src = "data:image/webp;base64," + data.images[entry[0]];
       img.alt = data.alts[entry[1]];
       // the numbers of this setting, in words, under the figure (companion.widgets readout)
       var readout = root.querySelector("p.companion-explore-readout");

@@ -50,7 +50,7 @@ function page() {
   const labels = [p, n, q].map((c) => element("label").append(
     element("span", {class: "companion-explore-label"}), c, element("output")));
   labels.forEach((l, i) => { l.children[0].textContent = ["flip rate p", "width n", "q"][i]; });
-  const img = element("img", {src: "data:image/png;base64,I10"});
+  const img = element("img", {src: "data:image/webp;base64,I10"});
   const readout = element("p", {class: "companion-explore-readout"});
   readout.textContent = "p = 0.01: C = 2.7";
   const snap = element("p", {class: "companion-explore-snap"});
@@ -77,13 +77,13 @@ test("every control moves the figure and shows its value", () => {
   const {root, p, n, q, img} = page();
   Explore.bind(root);
   p.value = "2"; p.dispatch("input");
-  assert.equal(img.src, "data:image/png;base64,I20");
+  assert.equal(img.src, "data:image/webp;base64,I20");
   assert.equal(p.parentNode.querySelector("output").textContent, "0.1");
   assert.equal(p.getAttribute("aria-valuetext"), "0.1");
   n.value = "1"; n.dispatch("change");
-  assert.equal(img.src, "data:image/png;base64,I21");
+  assert.equal(img.src, "data:image/webp;base64,I21");
   q.value = "1"; q.dispatch("change");  // only precomputed at p = 0.01, n = 64
-  assert.equal(img.src, "data:image/png;base64,Iq");
+  assert.equal(img.src, "data:image/webp;base64,Iq");
   assert.deepEqual([p.value, n.value, q.value], ["1", "0", "1"]);
   assert.equal(p.parentNode.querySelector("output").textContent, "0.01");
   assert.equal(root.getAttribute("data-setting"), "1,0,1");
@@ -113,7 +113,7 @@ test("a control that applies at one value of another is disabled elsewhere", () 
   n.value = "1"; n.dispatch("change");
   assert.equal(p.disabled, false);
   p.value = "2"; p.dispatch("input");
-  assert.equal(img.src, "data:image/png;base64,I21");
+  assert.equal(img.src, "data:image/webp;base64,I21");
   n.value = "0"; n.dispatch("change");
   assert.equal(p.disabled, true);
 });

@@ -292,9 +292,10 @@ def test_html_is_the_contract_the_site_and_its_browser_test_rely_on():
     assert images == set(range(len(data["images"])))  # every image is used, none is missing
     assert {e[2] for e in data["index"].values()} == set(range(len(data["readouts"])))
     start = data["index"]["1,0,1"]  # a = 1.0, sine, ymax = 2.0
-    assert imgs[0][1]["src"] == "data:image/png;base64," + data["images"][start[0]]
+    assert imgs[0][1]["src"] == "data:image/webp;base64," + data["images"][start[0]]
     for b64 in data["images"]:
-        assert base64.b64decode(b64)[:8] == b"\x89PNG\r\n\x1a\n"
+        raw = base64.b64decode(b64)
+        assert raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"  # lossless WebP frames
     assert (
         "every combination of <em>frequency a</em> (4 values) and <em>curve</em> (2 values)" in html
     )

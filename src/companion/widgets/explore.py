@@ -109,17 +109,17 @@ class Explore:
 
     def frames(self) -> dict:
         """``{"images", "alts", "readouts", "index": {key: [image, alt, readout]}}`` for the
-        page: base64 PNG frames, their alt texts and readouts (identical ones stored once)
+        page: base64 WebP frames, their alt texts and readouts (identical ones stored once)
         keyed by the control indices."""
         import base64
 
         if self._frames is None:
             images, alts, reads, index = {}, {}, {}, {}
             for params in self.combinations():
-                png = base64.b64encode(self.figure.png(params, compact=True)).decode()
+                frame = base64.b64encode(self.figure.webp(params)).decode()
                 alt, read = self.figure.describe(), self.readout_text(params)
                 index[self._key(params)] = [
-                    images.setdefault(png, len(images)),
+                    images.setdefault(frame, len(images)),
                     alts.setdefault(alt, len(alts)),
                     reads.setdefault(read, len(reads)),
                 ]
@@ -202,7 +202,7 @@ class Explore:
             f'<div class="companion-explore-controls">{"".join(ctls)}</div>'
             '<div class="companion-explore-frame">'
             f'<img class="companion-explore-figure" width="{width}" height="{height}" '
-            f'src="data:image/png;base64,{frames["images"][start[0]]}" '
+            f'src="data:image/webp;base64,{frames["images"][start[0]]}" '
             f'alt="{_esc(frames["alts"][start[1]])}"></div>'
             '<p class="companion-explore-readout" aria-live="polite">'
             f"{_esc(frames['readouts'][start[2]])}</p>"

@@ -183,6 +183,18 @@ class PersistentFigure:
             img.save(buf, "png", compress_level=1)
         return buf.getvalue()
 
+    def webp(self, params: Mapping) -> bytes:
+        """The page's precomputed frame for ``params``: the pixels of ``png(params,
+        compact=True)`` in lossless WebP, about a fifth smaller (the pages' weight is
+        mostly frames)."""
+        import io
+
+        from PIL import Image
+
+        img, buf = Image.open(io.BytesIO(self.png(params, compact=True))), io.BytesIO()
+        img.save(buf, "webp", lossless=True, method=4, quality=100)
+        return buf.getvalue()
+
     def _paint(self, params: Mapping) -> None:
         """Bring the canvas to ``params``: update, redraw what changed, blit the rest."""
         import matplotlib

@@ -14,6 +14,7 @@ from companion.chapters.dead_directions.at_scale.records import (
     min_step,
     record_label,
     sigma_steps,
+    stack_label,
     verdict,
     whisper_commands,
     whisper_records,
@@ -253,12 +254,15 @@ def whisper_kernel_table(scale: str = "cpu", init: str | None = None) -> Table:
             if shuf
             else "— (γ ≡ 1)"
         )
+        # One init per table reads without the init in every row (the heading names it).
+        label = record_label(r) if init is None else f"{stack_label(r['model'])} ({r['layers']})"
         rows.append(
             {
-                "stack": record_label(r),
+                "stack (blocks)": label,
                 "N": f"{r['n_tokens']:,}",
                 "min / max |γ|": f"{lo:.3g} / {hi:.3g}",
-                "|cos(u_min, v*)|": f"{r['cos']:.14f}",
+                # 1 − |cos| shows how close to exact: 14 printed digits of |cos| did not fit.
+                "1 − |cos(u_min, v*)|": f"{max(1 - r['cos'], 0.0):.0e}",
                 "ρ float32 / float64": f"{r['diag_rayleigh']:.1e} / "
                 f"{r.get('diag_rayleigh_fp64', np.nan):.0e}",
                 "verdict": r["verdict"],

@@ -30,6 +30,7 @@ __all__ = [
     "trajectory_figure",
     "draw",
     "explore",
+    "readout",
     "reproduce",
 ]
 
@@ -212,6 +213,19 @@ def draw(fig, step: int = 2000, scale: str = "cpu"):
         legend(ax, fontsize=7)
 
 
+def readout(step: int = 2000, scale: str = "cpu") -> str:
+    """The sentence under the Explore figure: both twins' numbers at checkpoint ``step``."""
+    parts = []
+    for m, rs in records(scale).items():
+        r = [x for x in rs if x["step"] == step]
+        loss, rho, cos2 = (series(r, k)[0] for k in ("val_loss", "rho_max", "cos2"))
+        parts.append(
+            f"{_LABEL[m]}: validation loss {loss:.3f} nats/byte, max |ρ| {rho:.1e}, "
+            f"mean cos²(w, sign w) {cos2:.4f}"
+        )
+    return f"At step {step:,}: " + "; ".join(parts) + "."
+
+
 def explore(scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: one control, the checkpoint (every one precomputed)."""
     steps = _steps_of(scale)
@@ -220,7 +234,12 @@ def explore(scale: str = "cpu") -> Explore:
     def at_scale(fig, **params):
         return draw(fig, scale=scale, **params)
 
-    return explore_figure(at_scale, controls, grid=("step",), figsize=(9, 3.8))
+    def at_scale_readout(**params):
+        return readout(scale=scale, **params)
+
+    return explore_figure(
+        at_scale, controls, grid=("step",), figsize=(9, 3.8), readout=at_scale_readout
+    )
 
 
 def reproduce(scale: str = "cpu") -> Reproduce:
