@@ -189,7 +189,9 @@ class _Store:
         return out
 
 
-def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibration) -> dict:
+def _meta(
+    model, name: str, scale: str, experiment: str, windows, calib, calibration, source
+) -> dict:
     import platform
 
     import torch
@@ -209,6 +211,7 @@ def _meta(model, name: str, scale: str, experiment: str, windows, calib, calibra
         else 0,
         "calib_windows": int(calib.shape[0]) if calib is not None else 0,
         "calibration": calibration,
+        "source": source,
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "machine": platform.machine(),
@@ -361,7 +364,10 @@ def run_experiment(
         check_layer_name(target, layers, "layer")
     windows, calib = _windows(exp, cfg, tokenizer, inputs, options.calibration)
     load_s = time.perf_counter() - t_load
-    meta = _meta(model, model_name, scale, experiment, windows, calib, options.calibration)
+    meta = _meta(
+        model, model_name, scale, experiment, windows, calib, options.calibration, cfg.source
+    )
+    _check_compatible(results.records(), meta, results.path)
     meta.update(seeds=run["seeds"], load_s=load_s)
     if command is None:
         command = _default_command(experiment, model_name, scale, run["seeds"])
@@ -373,9 +379,44 @@ def run_experiment(
     t0 = time.perf_counter()
     exp.run(ctx)
     store.append(
-        {"key": f"run|{experiment}", "run_wall_s": time.perf_counter() - t0, "load_s": load_s}
-    )
+        {"key": _run_key(results, experiment), "run_wall_s": time.perf_counter() - t0,
+         "load_s": load_s}
+    )  # fmt: skip
     return store.records()
+
+
+#: The meta fields that define what a record measured: records that differ in one of them
+#: (both sides set) are never mixed in one results file.
+SAME = ("model", "dtype", "eval_windows", "window", "calib_windows", "source")
+
+
+def _check_compatible(stored: list, meta: dict, path) -> None:
+    """Refuse a run whose windows, text or dtype differ from the records already in its
+    file: their ΔNLLs would be pooled as one measurement. Sizes of 0 (an experiment that
+    reads the weights only) and fields an older record lacks are not compared."""
+    for rec in stored:
+        old = rec.get("meta") or {}
+        diff = [
+            f"{k} {old[k]!r} (stored) against {meta[k]!r} (this run)"
+            for k in SAME
+            if old.get(k) not in (None, 0) and meta.get(k) not in (None, 0) and old[k] != meta[k]
+        ]
+        if diff:
+            raise ValueError(
+                f"{path} holds records measured with other settings ({'; '.join(diff)}); "
+                "write this run to another --out folder"
+            )
+
+
+def _run_key(results, experiment: str) -> str:
+    """``run|<experiment>`` for a file's first run, ``run|<experiment>|<k>`` for its k-th:
+    a resumed run adds its wall time beside the earlier runs' instead of replacing them."""
+    keys = results.keys()
+    k, key = 1, f"run|{experiment}"
+    while key in keys:
+        k += 1
+        key = f"run|{experiment}|{k}"
+    return key
 
 
 def _bar(it, desc):
