@@ -31,10 +31,12 @@ class Sizes:
     rows: int  # Gaussian rows averaged at that width
 
 
+# One row's cos² scatters with variance ≈ 0.115/n, so with rows = 125 n the finite-width term
+# (1 − 2/π)/n is ≈ 0.363 √(rows/(0.115 n)) ≈ 12 SE: the check sees it at every scale.
 SIZES = {
-    "cpu": Sizes(n=1024, rows=4000),  # a laptop: well under a second
-    "full": Sizes(n=4096, rows=20000),  # the width of a 4k-wide model
-    "smoke": Sizes(n=64, rows=200),  # the tests' run of the full path
+    "cpu": Sizes(n=128, rows=16000),  # a laptop: about 0.1 s
+    "full": Sizes(n=512, rows=64000),  # a few seconds, 0.8 GB of draws
+    "smoke": Sizes(n=32, rows=4000),  # the tests' run of the full path
 }
 
 

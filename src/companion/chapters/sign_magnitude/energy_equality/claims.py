@@ -39,7 +39,8 @@ def _energy(scale: str, spiked: bool) -> Measurement:
         agrees=ok,
         reason="" if ok else f"E‖ΔW x̂‖² is {est.z(exact):+.0f} SE from ‖ΔW‖²_F/n",
         detail=f"E‖ΔW x̂‖² / (‖ΔW‖²_F/n) for a 5% sign flip of a {m}×{n} Gaussian W, "
-        f"{samples} {what}; z = {est.z(exact):+.2f}",
+        f"{samples} {what}; z = {est.z(exact):+.2f} (one SE is {est.stderr / exact:.2%}; a "
+        f"divisor n − 1 would be {100 / (n - 1):.1f}%)",
     )
 
 
@@ -136,8 +137,8 @@ CLAIMS = (
         "perturbations inject equal energy (checked for one 5% sign flip).",
         paper_value="E‖ΔW x̂‖² = ‖ΔW‖²_F/n (ratio 1)",
         method="Monte Carlo over sphere inputs for a sign-flip ΔW, divided by ‖ΔW‖²_F/n",
-        tolerance="within 4 standard errors of 1 (one SE is 0.16% at n = 256: a denominator "
-        "n − 1 for n, 0.4%, stays inside it)",
+        tolerance="within 4 standard errors of 1 (the samples per width make one SE about "
+        "a twelfth of 1/n, so a denominator n − 1 for n is resolved at every scale)",
         provenance=("author-code", "reconstruction"),
         measure=_prop1_energy,
         evidence="simulation",
