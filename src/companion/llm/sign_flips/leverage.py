@@ -15,13 +15,37 @@ from companion.llm.sign_flips.context import Context, Experiment, quartiles, rat
 from companion.llm.sign_flips.masks import count_matched_flips, pool_sizes
 from companion.llm.sign_flips.setups import PAPER
 
+#: The linear-response regime (fractions of the outlier pool, both ends included): where the
+#: leverage is compared with n·E[α²] and where ``Setup.leverage_linear_seeds`` applies.
+LINEAR = (0.0005, 0.005)
+
+
+def linear_ps(ps) -> list:
+    """The fractions of ``ps`` in the linear regime :data:`LINEAR`."""
+    return [p for p in ps if LINEAR[0] <= p <= LINEAR[1]]
+
+
+def linear_seeds(ctx: Context) -> int:
+    """Seeds of the linear-regime fractions: the setup's ``leverage_linear_seeds`` when it
+    exceeds the run's seeds."""
+    return max(ctx.seeds, ctx.cfg.leverage_linear_seeds)
+
 
 def run(ctx: Context) -> None:
-    """Count-matched flips (same number in each pool) at fractions p of the outlier pool."""
+    """Count-matched flips (same number in each pool) at fractions p of the outlier pool:
+    ``ctx.seeds`` seeds at every p, then the extra seeds of the linear regime seed by seed
+    (an interrupted run leaves whole seeds)."""
     ctx.record_baseline()
     _, cols = ctx.calibrate()
     pool_out = sum(pool_sizes(ctx.layers, cols, "outlier").values())
-    jobs = [(p, s, pool) for p in ctx.ps for s in range(ctx.seeds) for pool in ("outlier", "non")]
+    pools = ("outlier", "non")
+    jobs = [(p, s, pool) for p in ctx.ps for s in range(ctx.seeds) for pool in pools]
+    jobs += [
+        (p, s, pool)
+        for s in range(ctx.seeds, linear_seeds(ctx))
+        for p in linear_ps(ctx.ps)
+        for pool in pools
+    ]
     for p, s, pool in ctx.bar(jobs, desc="leverage"):
 
         def measure(p=p, s=s, pool=pool) -> dict:
@@ -70,7 +94,7 @@ def summary(records: list, by_key: dict) -> dict:
         out["prediction"] = {
             k: cal[0][k] for k in ("n_E_alpha2_outlier", "alpha2_ratio", "energy_ratio")
         }
-    lin = [r["nll_lev"]["median"] for r in rows if r["p"] <= 0.005 and r["p"] >= 0.0005]
+    lin = [r["nll_lev"]["median"] for r in rows if linear_ps([r["p"]])]
     out["plateau_nll"] = float(np.median(lin)) if lin else float("nan")
     return out
 

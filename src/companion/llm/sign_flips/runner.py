@@ -369,6 +369,8 @@ def run_experiment(
     )
     _check_compatible(results.records(), meta, results.path)
     meta.update(seeds=run["seeds"], load_s=load_s)
+    if experiment == "leverage":
+        meta["linear_seeds"] = max(run["seeds"], cfg.leverage_linear_seeds)
     if command is None:
         command = _default_command(experiment, model_name, scale, run["seeds"])
     store = _Store(results, meta, command, resume=resume)
@@ -379,9 +381,8 @@ def run_experiment(
     t0 = time.perf_counter()
     exp.run(ctx)
     store.append(
-        {"key": _run_key(results, experiment), "run_wall_s": time.perf_counter() - t0,
-         "load_s": load_s}
-    )  # fmt: skip
+        {"key": f"run|{experiment}", "run_wall_s": time.perf_counter() - t0, "load_s": load_s}
+    )
     return store.records()
 
 
@@ -406,17 +407,6 @@ def _check_compatible(stored: list, meta: dict, path) -> None:
                 f"{path} holds records measured with other settings ({'; '.join(diff)}); "
                 "write this run to another --out folder"
             )
-
-
-def _run_key(results, experiment: str) -> str:
-    """``run|<experiment>`` for a file's first run, ``run|<experiment>|<k>`` for its k-th:
-    a resumed run adds its wall time beside the earlier runs' instead of replacing them."""
-    keys = results.keys()
-    k, key = 1, f"run|{experiment}"
-    while key in keys:
-        k += 1
-        key = f"run|{experiment}|{k}"
-    return key
 
 
 def _bar(it, desc):

@@ -42,10 +42,11 @@ class Setup:
     the paper scores 20,470), 4 disjoint calibration windows, 2 seeds (the paper uses 5–10)
     and 12 columns for Exp G (the paper 20): sized for 2 shared CPU cores, enough for the
     qualitative results and orders of magnitude, not for the paper's confidence bands.
-    Exp E alone takes 40 seeds (``leverage_seeds``): at p ≤ 0.5% its non-outlier ΔNLL is of
-    the order of its spread across windows, and that spread, like the spread between weight
-    draws, averages down with seeds at a cost linear in windows x seeds (more windows per
-    seed would average the window part only).
+    Exp E takes 5 seeds at every fraction (``leverage_seeds``) and 40 in the linear regime
+    0.05% ≤ p ≤ 0.5% (``leverage_linear_seeds``): there the non-outlier ΔNLL is of the order
+    of its spread across windows, and that spread, like the spread between weight draws,
+    averages down with seeds at a cost linear in windows x seeds (more windows per seed
+    would average the window part only).
     ``full``: the paper's protocol (10 × 2048 windows of WikiText-2 test, 5 outlier-calibration
     windows, 10 seeds, 10,000 sphere samples). ``smoke``: the full path in seconds (tests): 2
     windows of 32 tokens of the offline Wikipedia text (WikiText-2 needs the hub) on a model
@@ -64,6 +65,7 @@ class Setup:
     outlier_p: float = 0.05
     outlier_frac: float = 0.05
     leverage_ps: tuple = (0.05, 0.005, 0.001, 0.0005, 0.0001)
+    leverage_linear_seeds: int = 0  # seeds of Exp E's linear-regime fractions (0: as others)
     n_columns: int = 20
     min_calib_tokens: int = 512
 
@@ -79,6 +81,7 @@ class Setup:
         check_int(self.sphere_samples, "sphere_samples", low=2)
         check_int(self.table1_layers, "table1_layers", low=1)
         check_int(self.min_calib_tokens, "min_calib_tokens", low=1)
+        check_int(self.leverage_linear_seeds, "leverage_linear_seeds", low=0)
         check_real(self.outlier_p, "outlier_p", low=0.0, high=1.0, low_open=True)
         check_real(
             self.outlier_frac, "outlier_frac", low=0.0, high=1.0, low_open=True, high_open=True
@@ -93,7 +96,8 @@ SETUPS = {
         window=256,
         calib_windows=4,
         seeds=2,
-        leverage_seeds=40,
+        leverage_seeds=5,
+        leverage_linear_seeds=40,
         sphere_samples=2000,
         source="wiki",
         n_columns=12,
