@@ -26,7 +26,7 @@ is the dominant error of a real fp32/bf16 forward pass as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -203,7 +203,10 @@ class KernelReport:
     Attributes
     ----------
     cos : float
-        |cos(v*, bottom eigenvector of C)|; ``nan`` when ``n_samples <= d``.
+        |cos(v*, bottom eigenvector of C)|. Defined only for ``n_samples > d``: with
+        N <= d samples the centred covariance has rank at most N - 1 < d, so its bottom
+        eigenvector is not unique (or, at N = d, fixed by the sampling alone), and reading
+        ``cos`` raises a ``ValueError`` naming N and d; every other field holds for N >= 2.
     rayleigh : float
         v*^T C v* / lambda_max (signed; the spec's "floor"; 0 in exact arithmetic for LN).
     residual : float
@@ -226,7 +229,6 @@ class KernelReport:
     n_samples, d : int
     """
 
-    cos: float
     rayleigh: float
     residual: float
     diag_rayleigh: float
@@ -237,6 +239,26 @@ class KernelReport:
     bottom: np.ndarray | None
     n_samples: int
     d: int
+    _cos: float | None = field(default=None, repr=False)
+
+    @property
+    def cos(self) -> float:
+        """|cos(v*, bottom eigenvector)|; a ``ValueError`` when N <= d (not unique)."""
+        if self._cos is None:
+            raise ValueError(
+                f"|cos(v*, bottom direction)| needs more samples than dimensions (N > d): "
+                f"the centred covariance of N = {self.n_samples} samples has rank at most "
+                f"N - 1 = {self.n_samples - 1} < d = {self.d}, so its bottom direction is not "
+                f"unique; use at least N = {self.d + 1} samples"
+            )
+        return self._cos
+
+    def __repr__(self) -> str:
+        cos = "undefined (N <= d)" if self._cos is None else f"{self._cos!r}"
+        return (
+            f"KernelReport(cos={cos}, rayleigh={self.rayleigh!r}, residual={self.residual!r}, "
+            f"diag_rayleigh={self.diag_rayleigh!r}, n_samples={self.n_samples}, d={self.d})"
+        )
 
     @property
     def vstar_eigenvalue(self) -> float:
@@ -307,11 +329,10 @@ def kernel_report(
             u = -u
         cos = float(abs(u @ v))
         bottom = u
-    else:
-        cos, bottom = float("nan"), None
+    else:  # no unique bottom direction: reading .cos raises (see KernelReport)
+        cos, bottom = None, None
     lam2 = float(w[1]) if d > 1 else float("nan")
     return KernelReport(
-        cos=cos,
         rayleigh=quad / lam_max,
         residual=float(np.linalg.norm(Cv)) / norm_c,
         diag_rayleigh=quad / diag,
@@ -322,6 +343,7 @@ def kernel_report(
         bottom=bottom,
         n_samples=n,
         d=d,
+        _cos=cos,
     )
 
 
