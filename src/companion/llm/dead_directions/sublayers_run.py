@@ -147,7 +147,6 @@ def _measure(spec, settings, depth, *, device, dtype, cancel) -> dict:
         **split.to_record(),
         "localised": localise(split),
         **extra,
-        "wall_s": time.perf_counter() - t_start,
     }
 
 
@@ -198,7 +197,7 @@ def run_sigma_split(
             espeak()
         return _measure(spec, settings, depth, device=device, dtype=dtype, cancel=cancel)
 
-    return run_record(store, settings, measure, resume=resume, command=command)
+    return run_record(store, settings, measure, resume=resume, command=command, timed="wall_s")
 
 
 def _summary(rec: dict) -> str:

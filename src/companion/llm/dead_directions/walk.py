@@ -352,12 +352,11 @@ def run_walk(
     store = ResultStore(results_path(out))
 
     def measure():
-        t0 = time.perf_counter()
         hw, info = capture_head(name, scale=scale, settings=settings)
         rec = walk_head(hw, ts=settings["ts"], n_random=n_random, seed=seed)
-        return {"model": name, **info, **rec, "run_s": time.perf_counter() - t0}
+        return {"model": name, **info, **rec}
 
-    return run_record(store, settings, measure, resume=resume, command=command)
+    return run_record(store, settings, measure, resume=resume, command=command, timed="run_s")
 
 
 def summary(rec: dict) -> str:
