@@ -314,6 +314,7 @@ ROWS = {
     "llm.norms.recompute_norm": lambda: dict(x=_torch().ones(3, 16), fn=dd().final_norm, kind=None),
     # registry
     "llm.dead_directions.presets.ScalePreset.n_tokens": lambda: dict(width=16),
+    "llm.dead_directions.presets.ScalePreset.width": lambda: dict(spec=_spec("gpt2")),
     "llm.registry.get_spec": lambda: dict(name="gpt2"),
     "llm.registry.list_models": lambda: dict(norm="layernorm", source="hub"),
     "llm.dead_directions.presets.preset": lambda: dict(scale="smoke"),
