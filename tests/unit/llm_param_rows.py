@@ -822,6 +822,35 @@ EDGE_CASES = [
         "`offset` must be < ",
     ),
     (
+        lambda: __import__("companion.llm.data", fromlist=["x"]).token_windows(
+            ns().tokenizer, n_windows=1, window=10**9
+        ),  # named `offset` ("must be < 0; got 0")
+        ValueError,
+        "`window` must be <= ",
+    ),
+    (
+        lambda: __import__("companion.llm.data", fromlist=["x"]).token_windows(
+            ns().tokenizer, n_windows=10**5000, window=32
+        ),  # the message itself failed: str() of an integer over 4,300 digits
+        ValueError,
+        "`n_windows` must be <= ",
+    ),
+    (
+        lambda: __import__("companion.llm.speech", fromlist=["x"]).resample(
+            np.zeros((22050, 2)), 22050
+        ),  # (time, channels): was resampled across its 2 channels into shape (22050, 1)
+        ValueError,
+        "`audio` must be 1-D (time) or 2-D (channels, time) with fewer channels than samples; "
+        "got shape (22050, 2) (a (time, channels) array: pass audio.T)",
+    ),
+    (
+        lambda: __import__("companion.llm.speech", fromlist=["x"]).resample(
+            np.zeros(100), 10**18
+        ),  # was a MemoryError (an 8.9 PiB filter)
+        ValueError,
+        "`rate` must fit in this machine's memory (",
+    ),
+    (
         lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded
         ValueError,
         "`samples` must fit in this machine's memory (",
