@@ -166,6 +166,10 @@ def check_int(value, name: str, *, low: int | None = None, high: int | None = No
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"`{name}` must be an integer; got {type(value).__name__}")
     v = int(value)
+    if not -(2**63) <= v < 2**63:  # no size, count or index here is larger; numpy's are int64
+        raise ValueError(
+            f"`{name}` must be an integer that fits in 64 bits (|x| < 2**63); got {int_text(v)}"
+        )
     if low is not None and high is not None and not (low <= v <= high):
         raise ValueError(f"`{name}` must be an integer in [{low}, {high}]; got {int_text(v)}")
     if low is not None and v < low:

@@ -167,9 +167,11 @@ def test_tensors_numpy_would_mangle_are_refused_in_one_line():
 @pytest.mark.parametrize(
     "call, msg",
     [
-        (lambda: v.check_int(10**5000, "n", high=3), "`n` must be an integer <= 3; got ~1e5000"),
-        (lambda: v.check_int(-(10**400), "n", low=0), "`n` must be an integer >= 0; got -~1e400"),
-        (lambda: v.check_int(10**20, "n", low=0, high=9), "in [0, 9]; got ~1e20"),
+        (lambda: v.check_int(10**18, "n", high=3), "`n` must be an integer <= 3; got ~1e18"),
+        (lambda: v.check_int(10**5000, "n", high=3), "fits in 64 bits (|x| < 2**63); got ~1e5000"),
+        (lambda: v.check_int(-(10**18), "n", low=0), "`n` must be an integer >= 0; got -~1e18"),
+        (lambda: v.check_int(-(10**400), "n", low=0), "`n` must be an integer that fits in 64"),
+        (lambda: v.check_int(10**17, "n", low=0, high=9), "in [0, 9]; got ~1e17"),
         (
             lambda: v.check_real(10**5000, "x"),
             "`x` must be within the float64 range (|x| <= 1.8e308); got an integer of 5001 digits",

@@ -126,19 +126,16 @@ def round_to_bfloat16(x) -> np.ndarray:
     bfloat16 keeps the top 16 bits of the float32 pattern (8 exponent bits, 7 stored
     mantissa bits). Round-to-nearest-even on the bit pattern: add ``0x7FFF`` plus the
     lowest kept bit, then clear the low 16 bits. Inputs are first rounded to float32;
-    they must be finite and within the float32 range.
+    they must be finite and round to a finite bfloat16 (|x| < (2 - 2^-8) 2^127 = 3.3962e38;
+    beyond, round-to-nearest gives inf, which is refused in one line).
 
     Examples
     --------
     >>> round_to_bfloat16([1.0, 1.00390625, 1.01171875, 3.14159265])
     array([1.     , 1.     , 1.015625, 3.140625], dtype=float32)
     """
-    x = check_finite_array(x, "x")
-    if np.any(np.abs(x) > np.finfo(np.float32).max):
-        raise ValueError(
-            f"`x` must lie within the float32 range (|x| <= 3.4e38); got {np.abs(x).max():g}"
-        )
-    x32 = x.astype(np.float32)
+    x = _check_rounds_finite(check_finite_array(x, "x"), "bfloat16")
+    x32 = _check_rounds_finite(x.astype(np.float32), "bfloat16")  # a float32 tie
     bits = np.ascontiguousarray(x32).reshape(-1).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32).reshape(x32.shape)
@@ -161,12 +158,28 @@ def round_to_precision(x, precision: str = "float64") -> np.ndarray:
         return x.copy()
     if precision == "bfloat16":
         return round_to_bfloat16(x).astype(np.float64)
-    top = float(np.finfo(precision).max)  # beyond it the cast is inf, as bfloat16 refuses
-    if np.any(np.abs(x) > top):
+    return _check_rounds_finite(x, precision).astype(precision).astype(np.float64)
+
+
+#: Largest exponent of each storage precision (float64 never overflows in a cast from it).
+_EMAX = {"float32": 127, "float16": 15, "bfloat16": 127}
+
+#: Where round-to-nearest overflows: (2 - u) 2^emax, half a unit beyond the largest finite
+#: value (2 - 2u) 2^emax (65504 + 16 = 65520 in float16); from there on a rounded value is inf.
+_OVERFLOW = {p: (2.0 - UNIT_ROUNDOFF[p]) * 2.0**e for p, e in _EMAX.items()}
+
+
+def _check_rounds_finite(x: np.ndarray, precision: str) -> np.ndarray:
+    """``x``, or one ValueError when an entry would round to inf in ``precision``."""
+    top = _OVERFLOW[precision]
+    big = float(np.abs(x).max()) if x.size else 0.0
+    if big >= top:
+        largest = (2.0 - 2.0 * UNIT_ROUNDOFF[precision]) * 2.0 ** _EMAX[precision]
         raise ValueError(
-            f"`x` must lie within the {precision} range (|x| <= {top:g}); got {np.abs(x).max():g}"
+            f"`x` must round to a finite {precision} value (|x| < {top:.8g}, half a unit "
+            f"beyond the largest, {largest:.8g}); got {big:.8g}"
         )
-    return x.astype(precision).astype(np.float64)
+    return x
 
 
 def normalised_activations(
