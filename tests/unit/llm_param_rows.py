@@ -833,7 +833,7 @@ EDGE_CASES = [
             ns().tokenizer, n_windows=10**5000, window=32
         ),  # the message itself failed: str() of an integer over 4,300 digits
         ValueError,
-        "`n_windows` must be <= ",
+        "`n_windows` must be an integer that fits in 64 bits (|x| < 2**63); got ~1e5000",
     ),
     (
         lambda: __import__("companion.llm.speech", fromlist=["x"]).resample(
@@ -849,6 +849,20 @@ EDGE_CASES = [
         ),  # was a MemoryError (an 8.9 PiB filter)
         ValueError,
         "`rate` must fit in this machine's memory (",
+    ),
+    (
+        lambda: __import__("companion.llm.dead_directions.walk", fromlist=["x"]).run_walk(
+            "smollm2-135m", scale="smoke", out="/proc/nope"
+        ),  # failed after the walk
+        ValueError,
+        "`out` must be a folder this process can write; got '/proc/nope'",
+    ),
+    (
+        lambda: __import__("companion.llm.dead_directions.walk", fromlist=["x"]).run_walk(
+            "smollm2-135m", scale="smoke", out=""
+        ),
+        ValueError,
+        "`out` must name a folder; got ''",
     ),
     (
         lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded

@@ -341,12 +341,17 @@ def run_walk(
     resume: bool = False,
     command: str | None = None,
 ) -> dict:
-    """Walk one model and append its record (settings checked before anything loads)."""
+    """Walk one model and append its record (settings and ``out`` checked before anything
+    loads)."""
     from companion._validate import check_bool
+    from companion.llm._checks import check_optional_str, check_out, check_path
     from companion.results import ResultStore, experiment_dir, run_record
 
     settings = _settings(name, scale=scale, tokens=tokens, n_random=n_random, seed=seed, ts=ts)
     resume = check_bool(resume, "resume")
+    check_path(out, "out")
+    check_out(out)
+    check_optional_str(command, "command")
     if out is None:
         out = str(experiment_dir(_folder(scale), write=True))
     store = ResultStore(results_path(out))
