@@ -97,13 +97,8 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
 def _too_large(name: str, value) -> str:
     return (
         f"`{name}` must be within the float64 range (|x| <= 1.8e308); "
-        f"got an integer of {_digits(int(value))} digits"
-    )
-
-
-def _digits(v: int) -> int:
-    """Decimal digits of ``|v|`` (str() refuses integers over 4,300 digits)."""
-    return 1 if v == 0 else math.floor(math.log10(abs(v))) + 1
+        f"got an integer of {math.floor(math.log10(abs(int(value)))) + 1} digits"
+    )  # not len(str(value)): str() refuses integers over 4,300 digits
 
 
 def int_text(v) -> str:
@@ -118,7 +113,7 @@ def int_text(v) -> str:
     v = int(v)
     if abs(v) < 10**15:
         return str(v)
-    return f"{'-' if v < 0 else ''}~1e{_digits(v) - 1}"
+    return f"{'-' if v < 0 else ''}~1e{math.floor(math.log10(abs(v)))}"
 
 
 def _check_tensor(x, name: str) -> None:

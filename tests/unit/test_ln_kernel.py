@@ -80,7 +80,7 @@ def test_kernel_report_below_bottom_threshold_refuses_cos(n, rng):
     rep = kernel_report(Y, g)
     assert rep.bottom is None and rep.residual < 1e-12 and rep.n_samples == n
     with pytest.raises(ValueError, match=rf"N = {n} samples .* d = 8.* N = 9 samples"):
-        rep.cos
+        _ = rep.cos
     assert "undefined (N <= d)" in repr(rep)
     rep9 = kernel_report(layernorm(rng.standard_normal((9, 8)), g), g)  # N = d + 1: defined
     assert rep9.cos == pytest.approx(1.0, abs=1e-8) and "cos=" in repr(rep9)

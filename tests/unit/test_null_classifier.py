@@ -98,7 +98,7 @@ def test_classifier_works_below_bottom_threshold():
     assert v.verdict == "rmsnorm" and v.report.bottom is None
     # the verdict holds; |cos| has no unique bottom direction to read: one clear error
     with pytest.raises(ValueError, match=r"N = 20 samples .* d = 48"):
-        v.cos
+        _ = v.cos
 
 
 def test_bf16_labelled_float64_is_not_called_layernorm():
