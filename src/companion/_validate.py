@@ -7,6 +7,7 @@ Tests pin these messages, so change them only together with the tests.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -26,6 +27,7 @@ __all__ = [
     "check_shape",
     "check_symmetric",
     "check_work",
+    "int_text",
     "memory_bytes",
 ]
 
@@ -93,11 +95,25 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
 
 
 def _too_large(name: str, value) -> str:
-    digits = len(str(abs(int(value))))
     return (
         f"`{name}` must be within the float64 range (|x| <= 1.8e308); "
-        f"got an integer of {digits} digits"
-    )
+        f"got an integer of {math.floor(math.log10(abs(int(value)))) + 1} digits"
+    )  # not len(str(value)): str() refuses integers over 4,300 digits
+
+
+def int_text(v) -> str:
+    """An integer for a message: in full up to 15 digits, else its size (``~1e400``), so that
+    10**5000 is named instead of overflowing the message (str() refuses > 4,300 digits).
+
+    Examples
+    --------
+    >>> int_text(123), int_text(-10**400)
+    ('123', '-~1e400')
+    """
+    v = int(v)
+    if abs(v) < 10**15:
+        return str(v)
+    return f"{'-' if v < 0 else ''}~1e{math.floor(math.log10(abs(v)))}"
 
 
 def _check_tensor(x, name: str) -> None:
@@ -145,12 +161,16 @@ def check_int(value, name: str, *, low: int | None = None, high: int | None = No
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"`{name}` must be an integer; got {type(value).__name__}")
     v = int(value)
+    if not -(2**63) <= v < 2**63:  # no size, count or index here is larger; numpy's are int64
+        raise ValueError(
+            f"`{name}` must be an integer that fits in 64 bits (|x| < 2**63); got {int_text(v)}"
+        )
     if low is not None and high is not None and not (low <= v <= high):
-        raise ValueError(f"`{name}` must be an integer in [{low}, {high}]; got {v}")
+        raise ValueError(f"`{name}` must be an integer in [{low}, {high}]; got {int_text(v)}")
     if low is not None and v < low:
-        raise ValueError(f"`{name}` must be an integer >= {low}; got {v}")
+        raise ValueError(f"`{name}` must be an integer >= {low}; got {int_text(v)}")
     if high is not None and v > high:
-        raise ValueError(f"`{name}` must be an integer <= {high}; got {v}")
+        raise ValueError(f"`{name}` must be an integer <= {high}; got {int_text(v)}")
     return v
 
 
@@ -375,6 +395,11 @@ def memory_bytes() -> int:
     return int(total)
 
 
+def _value(value) -> str:
+    ok = isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
+    return int_text(value) if ok else str(value)
+
+
 def _bytes(n: float) -> str:
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
@@ -396,7 +421,7 @@ def check_memory(nbytes: float, name: str, value, *, what: str) -> None:
     limit = memory_bytes()
     if nbytes > limit:
         raise ValueError(
-            f"`{name}` must fit in this machine's memory ({_bytes(limit)}); got {value}, "
+            f"`{name}` must fit in this machine's memory ({_bytes(limit)}); got {_value(value)}, "
             f"which needs about {_bytes(nbytes)} ({what})"
         )
 
@@ -419,5 +444,5 @@ def check_work(ops: float, name: str, value, *, what: str, limit: float = WORK_L
     if ops > limit:
         raise ValueError(
             f"`{name}` must keep the work under {limit:.3g} operations (about half an hour "
-            f"on one core); got {value}, which needs about {ops:.3g} ({what})"
+            f"on one core); got {_value(value)}, which needs about {ops:.3g} ({what})"
         )

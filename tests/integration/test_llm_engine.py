@@ -344,3 +344,36 @@ def test_the_registry_is_its_toml_file(tmp_path):
 
 def test_settings_key_is_order_free():
     assert settings_key({"a": 1, "b": [1, 2]}) == settings_key({"b": [1, 2], "a": 1})
+
+
+def test_smoke_records_say_what_was_built(tmp_path):
+    """A smoke build of a 768-wide, 12-block model is one block of width 32: its records say
+    so ("layers" and "width" were the registry's 12 and 768), the diagnosis and the σ_min
+    split alike."""
+    from companion.llm.dead_directions.sublayers_run import run_sigma_split
+
+    rec = run_dead_directions(
+        "gpt2", init="trained", scale="smoke", out=str(tmp_path), show_progress=False
+    )
+    assert (rec["d"], rec["width"], rec["layers"]) == (32, 32, 1)
+    split = run_sigma_split("gpt2", scale="smoke", out=str(tmp_path / "split"))
+    assert (split["width"], split["layers"]) == (32, 1)
+    assert split["wall_s"] > 0  # timed by run_record
+
+
+@pytest.mark.parametrize("out", ["/proc/nope", "", "/dev/null"])
+def test_walk_checks_out_before_any_model_loads(out, capsys, monkeypatch):
+    """``run walk --out /proc/nope`` walked the model for 30 s and then failed with a raw
+    ``[Errno 2]``: the folder is checked first, one line, exit 2."""
+    import companion.llm.dead_directions.walk as walk
+    from companion import cli
+
+    def never(*a, **kw):
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(walk, "capture_head", never)
+    assert (
+        cli.main(["run", "walk", "--model", "smollm2-135m", "--scale", "smoke", "--out", out]) == 2
+    )
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("error: argument --out: must ")

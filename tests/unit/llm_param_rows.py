@@ -314,6 +314,7 @@ ROWS = {
     "llm.norms.recompute_norm": lambda: dict(x=_torch().ones(3, 16), fn=dd().final_norm, kind=None),
     # registry
     "llm.dead_directions.presets.ScalePreset.n_tokens": lambda: dict(width=16),
+    "llm.dead_directions.presets.ScalePreset.width": lambda: dict(spec=_spec("gpt2")),
     "llm.registry.get_spec": lambda: dict(name="gpt2"),
     "llm.registry.list_models": lambda: dict(norm="layernorm", source="hub"),
     "llm.dead_directions.presets.preset": lambda: dict(scale="smoke"),
@@ -819,6 +820,49 @@ EDGE_CASES = [
         ),  # named `n_windows` and a negative bound
         ValueError,
         "`offset` must be < ",
+    ),
+    (
+        lambda: __import__("companion.llm.data", fromlist=["x"]).token_windows(
+            ns().tokenizer, n_windows=1, window=10**9
+        ),  # named `offset` ("must be < 0; got 0")
+        ValueError,
+        "`window` must be <= ",
+    ),
+    (
+        lambda: __import__("companion.llm.data", fromlist=["x"]).token_windows(
+            ns().tokenizer, n_windows=10**5000, window=32
+        ),  # the message itself failed: str() of an integer over 4,300 digits
+        ValueError,
+        "`n_windows` must be an integer that fits in 64 bits (|x| < 2**63); got ~1e5000",
+    ),
+    (
+        lambda: __import__("companion.llm.speech", fromlist=["x"]).resample(
+            np.zeros((22050, 2)), 22050
+        ),  # (time, channels): was resampled across its 2 channels into shape (22050, 1)
+        ValueError,
+        "`audio` must be 1-D (time) or 2-D (channels, time) with fewer channels than samples; "
+        "got shape (22050, 2) (a (time, channels) array: pass audio.T)",
+    ),
+    (
+        lambda: __import__("companion.llm.speech", fromlist=["x"]).resample(
+            np.zeros(100), 10**18
+        ),  # was a MemoryError (an 8.9 PiB filter)
+        ValueError,
+        "`rate` must fit in this machine's memory (",
+    ),
+    (
+        lambda: __import__("companion.llm.dead_directions.walk", fromlist=["x"]).run_walk(
+            "smollm2-135m", scale="smoke", out="/proc/nope"
+        ),  # failed after the walk
+        ValueError,
+        "`out` must be a folder this process can write; got '/proc/nope'",
+    ),
+    (
+        lambda: __import__("companion.llm.dead_directions.walk", fromlist=["x"]).run_walk(
+            "smollm2-135m", scale="smoke", out=""
+        ),
+        ValueError,
+        "`out` must name a folder; got ''",
     ),
     (
         lambda: _sf().vector_cos2(np.ones((8, 8)), samples=10**10),  # ran on unguarded

@@ -70,11 +70,20 @@ def test_kernel_report_with_precomputed_covariance_matches_samples(rng):
     assert a.vstar_eigenvalue == pytest.approx(a.rayleigh * a.spectrum[-1])
 
 
-def test_kernel_report_below_bottom_threshold_reports_nan_cos(rng):
+@pytest.mark.parametrize("n", [2, 5, 8])
+def test_kernel_report_below_bottom_threshold_refuses_cos(n, rng):
+    # N <= d: the centred rank is at most N - 1 < d, no unique bottom direction. The
+    # report's other fields hold (the Explore figure shows them at N/d = 1); reading
+    # |cos| is one ValueError naming N and d, never a NaN.
     g = sample_gamma(8, 0.5, rng=rng)
-    Y = layernorm(rng.standard_normal((8, 8)), g)
+    Y = layernorm(rng.standard_normal((n, 8)), g)
     rep = kernel_report(Y, g)
-    assert np.isnan(rep.cos) and rep.bottom is None and rep.residual < 1e-12
+    assert rep.bottom is None and rep.residual < 1e-12 and rep.n_samples == n
+    with pytest.raises(ValueError, match=rf"N = {n} samples .* d = 8.* N = 9 samples"):
+        _ = rep.cos
+    assert "undefined (N <= d)" in repr(rep)
+    rep9 = kernel_report(layernorm(rng.standard_normal((9, 8)), g), g)  # N = d + 1: defined
+    assert rep9.cos == pytest.approx(1.0, abs=1e-8) and "cos=" in repr(rep9)
 
 
 def test_precision_ladder(rng):

@@ -685,7 +685,8 @@ EDGE_CASES = [
     (
         lambda: lk.round_to_precision([70000.0], "float16"),  # was a silent inf
         ValueError,
-        "`x` must lie within the float16 range (|x| <= 65504); got 70000",
+        "`x` must round to a finite float16 value (|x| < 65520, half a unit beyond the "
+        "largest, 65504); got 70000",
     ),
     (
         lambda: norms.rmsnorm([10**400, 1.0]),  # was a raw OverflowError
@@ -889,7 +890,18 @@ EDGE_CASES = [
     (
         lambda: lk.round_to_bfloat16([1e39]),
         ValueError,
-        "`x` must lie within the float32 range (|x| <= 3.4e38); got 1e+39",
+        "`x` must round to a finite bfloat16 value (|x| < 3.3961775e+38, half a unit beyond "
+        "the largest, 3.3895314e+38); got 1e+39",
+    ),
+    (
+        lambda: lk.round_to_precision([3.4e38], "bfloat16"),  # was a silent inf
+        ValueError,
+        "`x` must round to a finite bfloat16 value (|x| < 3.3961775e+38",
+    ),
+    (
+        lambda: lk.round_to_precision([3.4028236e38], "float32"),  # was a silent inf
+        ValueError,
+        "`x` must round to a finite float32 value (|x| < 3.4028236e+38",
     ),
     (
         lambda: sm.sigma_min_profile(np.float64(1.0)),
@@ -925,6 +937,12 @@ def test_documented_edge_results():
         np.testing.assert_array_equal(v, [1.0, 1e-310])
         for g in ([1e-308, 1e-308], [1e308, 1e308]):
             np.testing.assert_allclose(lk.inverse_scale_direction(g), [0.5**0.5] * 2, rtol=1e-15)
+        # below half a unit beyond the largest value a cast rounds to the largest (65519 was
+        # refused as "outside the float16 range"; 3.4e38 became a silent bfloat16 inf)
+        assert lk.round_to_precision([-65519.0], "float16")[0] == -65504.0
+        # an n beyond float64 is the infinite-width limit (was a raw OverflowError)
+        assert bg.bussgang_cos2("gaussian", n=10**400) == bg.bussgang_cos2("gaussian")
+        assert lk.round_to_precision([3.3961e38], "bfloat16")[0] == (2 - 2**-7) * 2.0**127
         # a zero target needs no support: the perturbation of an all-zero W is zero
         np.testing.assert_array_equal(pt.magnitude_delta(np.zeros((2, 2)), 0.0), np.zeros((2, 2)))
         # all moments vanish at p = 0 (only their ratio is undefined)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,75 @@ def test_run_record_resumes_from_the_index(tmp_path):
     first = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 1.0})
     again = results.run_record(store, {"p": 1}, lambda: calls.append(1) or {"v": 2.0})
     assert calls == [1] and again["v"] == first["v"] == 1.0
+
+
+def test_run_record_with_a_key_of_its_own_times_and_resumes(tmp_path):
+    """String-keyed runners (sign flips, the chapters' tables) use the same helper: skip if
+    done, else time, compute, append; no "settings" field when none is given."""
+    store = results.ResultStore(tmp_path / "r.jsonl")
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return {"v": 1.0}
+
+    rec = results.run_record(store, None, measure, key="table2|p=0.05", timed="wall_s")
+    assert rec["key"] == "table2|p=0.05" and "settings" not in rec and rec["wall_s"] >= 0
+    t0 = time.perf_counter() - 5.0  # work before the call that belongs to the record
+    again = results.run_record(store, None, measure, key="table2|p=0.05", timed="wall_s")
+    assert calls == [1] and again == store.get("table2|p=0.05")
+    forced = results.run_record(
+        store, None, measure, key="table2|p=0.05", resume=False, timed="wall_s", since=t0
+    )
+    assert calls == [1, 1] and forced["wall_s"] >= 5.0 and len(store.records()) == 1
+    both = results.run_record(store, {"p": 2}, lambda: {"v": 2.0}, key="mine")
+    assert both["key"] == "mine" and both["settings"] == {"p": 2}
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(settings=None), TypeError, "`key` must be given when `settings` is None"),
+        (dict(key=""), TypeError, "`key` must be a non-empty str; got ''"),
+        (dict(timed=3), TypeError, "`timed` must be a field name"),
+        (dict(since=1.0), TypeError, "`since` must only be given with `timed`"),
+        (dict(timed="v"), ValueError, r"other values of the fields run_record writes .*'v'"),
+        (dict(measure=lambda: {"key": "other"}), ValueError, r"\['key'\]"),
+        (dict(store=object()), TypeError, "`store` must be a ResultStore"),
+        (dict(measure=lambda: [1]), TypeError, "`measure` must return a dict; got list"),
+    ],
+)
+def test_run_record_refuses_in_one_line_and_writes_nothing(tmp_path, kwargs, exc, match):
+    store = results.ResultStore(tmp_path / "r.jsonl")
+    args = dict(store=store, settings={"p": 1}, measure=lambda: {"v": 1.0}) | kwargs
+    with pytest.raises(exc, match=match):
+        results.run_record(**args)
+    assert store.records() == []
+
+
+def test_run_record_takes_a_view_of_a_store(tmp_path):
+    """A runner's view (get decides what counts as done; append adds its metadata) is
+    accepted: what sign flips' _Store needs to use the helper."""
+    inner = results.ResultStore(tmp_path / "r.jsonl")
+
+    class View:
+        def __init__(self):
+            self.written = set()
+
+        def get(self, key):
+            return inner.get(key) if key in self.written else None  # no resume
+
+        def append(self, rec, *, command=None):
+            out = inner.append({**rec, "model": "m"}, command=command or "view")
+            self.written.add(out["key"])
+            return out
+
+    view = View()
+    inner.append({"key": "a", "v": 0.0}, command="old")
+    rec = results.run_record(view, None, lambda: {"v": 1.0}, key="a", timed="wall_s")
+    assert rec["v"] == 1.0 and rec["model"] == "m" and inner.get("a")["command"] == "view"
+    again = results.run_record(view, None, lambda: {"v": 2.0}, key="a")
+    assert again["v"] == 1.0  # written by this run: done
 
 
 def test_a_reader_waits_for_a_writer_mid_line_instead_of_calling_it_truncated(tmp_path):

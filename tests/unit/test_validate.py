@@ -162,3 +162,29 @@ def test_tensors_numpy_would_mangle_are_refused_in_one_line():
     with pytest.raises(ValueError, match=re.escape("got an integer of 401 digits")):
         v.check_finite_array([[1.0, -(10**400)]], "x")
     np.testing.assert_array_equal(v.check_finite_array(torch.ones(2), "x"), [1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: v.check_int(10**18, "n", high=3), "`n` must be an integer <= 3; got ~1e18"),
+        (lambda: v.check_int(10**5000, "n", high=3), "fits in 64 bits (|x| < 2**63); got ~1e5000"),
+        (lambda: v.check_int(-(10**18), "n", low=0), "`n` must be an integer >= 0; got -~1e18"),
+        (lambda: v.check_int(-(10**400), "n", low=0), "`n` must be an integer that fits in 64"),
+        (lambda: v.check_int(10**17, "n", low=0, high=9), "in [0, 9]; got ~1e17"),
+        (
+            lambda: v.check_real(10**5000, "x"),
+            "`x` must be within the float64 range (|x| <= 1.8e308); got an integer of 5001 digits",
+        ),
+        (
+            lambda: v.check_memory(1e30, "samples", 10**5000, what="w"),
+            "got ~1e5000, which needs",
+        ),
+    ],
+)
+def test_huge_integers_are_named_not_printed(call, msg):
+    """A message printed 10**400 in full, and str() of an integer over 4,300 digits raised
+    its own ValueError ("Exceeds the limit ...") in place of the parameter's message."""
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        call()
+    assert v.int_text(10**15 - 1) == "999999999999999" and v.int_text(0) == "0"

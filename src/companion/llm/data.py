@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from companion._validate import check_choice, check_int
+from companion._validate import check_choice, check_int, int_text
 
 __all__ = ["corpus_text", "token_windows", "image_batches", "SOURCES"]
 
@@ -130,16 +130,21 @@ def token_windows(tokenizer, *, n_windows: int, window: int, source: str = "wiki
     window = check_int(window, "window", low=2)
     offset = check_int(offset, "offset", low=0)
     ids = _token_ids(tokenizer, check_choice(source, "source", SOURCES))
+    if window > len(ids):  # not one window: the window is what is out of range
+        raise ValueError(
+            f"`window` must be <= {len(ids)} (the tokens of source {source!r}); "
+            f"got {int_text(window)}"
+        )
     available = len(ids) // window
     if offset >= available:  # no window left to take: the offset is what is out of range
         raise ValueError(
             f"`offset` must be < {available} (the windows of source {source!r} at window "
-            f"{window}: {len(ids)} tokens); got {offset}"
+            f"{window}: {len(ids)} tokens); got {int_text(offset)}"
         )
     if offset + n_windows > available:
         raise ValueError(
             f"`n_windows` must be <= {available - offset} for source {source!r} "
-            f"(window {window}, offset {offset}: {len(ids)} tokens); got {n_windows}"
+            f"(window {window}, offset {offset}: {len(ids)} tokens); got {int_text(n_windows)}"
         )
     start = offset * window
     t = torch.as_tensor(ids[start : start + n_windows * window], dtype=torch.long).clone()

@@ -36,7 +36,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from companion._validate import check_choice, check_finite_array, check_int, check_nonempty
+from companion._validate import (
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_memory,
+    check_nonempty,
+)
 from companion.llm._checks import check_callable, check_tokenizer
 
 __all__ = [
@@ -145,19 +151,39 @@ def resample(audio, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
     """``audio`` at ``rate`` Hz → float32 at ``target`` Hz (polyphase, anti-aliased); time is
     the last axis (a ``(channels, time)`` array keeps its channels).
 
+    A 2-D array with more channels than samples is refused: it is ``(time, channels)``
+    (soundfile's layout; pass ``audio.T``), which would be resampled across its channels.
+
     Examples
     --------
     >>> resample(np.zeros(22050), 22050).shape
     (16000,)
+    >>> resample(np.zeros((22050, 2)), 22050)
+    Traceback (most recent call last):
+    ...
+    ValueError: `audio` must be 1-D (time) or 2-D (channels, time) ...; got shape (22050, 2) ...
     """
     rate = check_int(rate, "rate", low=1)
     target = check_int(target, "target", low=1)
     x = check_nonempty(check_finite_array(audio, "audio", dtype=np.float32), "audio")
+    if x.ndim > 2 or (x.ndim == 2 and x.shape[0] > x.shape[1]):
+        hint = " (a (time, channels) array: pass audio.T)" if x.ndim == 2 else ""
+        raise ValueError(
+            "`audio` must be 1-D (time) or 2-D (channels, time) with fewer channels than "
+            f"samples; got shape {x.shape}{hint}"
+        )
     if rate == target:
         return x
     from scipy.signal import resample_poly
 
     f = Fraction(target, rate)
+    up, down = f.numerator, f.denominator  # the filter has 20 max(up, down) + 1 taps
+    check_memory(
+        8.0 * (20 * max(up, down) + 1) + 8.0 * x.size * up / down,
+        "rate" if rate > target else "target",
+        max(rate, target),
+        what=f"a {up}/{down} polyphase filter and {x.size * up / down:.3g} float64 samples",
+    )
     return resample_poly(x, f.numerator, f.denominator, axis=-1).astype(np.float32)
 
 

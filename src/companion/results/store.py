@@ -334,31 +334,99 @@ def _fsync_folder(folder: str) -> None:
 
 
 def run_record(
-    store: ResultStore, settings: dict, measure, *, resume: bool = True, command: str | None = None
+    store,
+    settings: dict | None,
+    measure,
+    *,
+    key: str | None = None,
+    resume: bool = True,
+    command: str | None = None,
+    timed: str | None = None,
+    since: float | None = None,
 ) -> dict:
-    """Measure once per settings: return the stored record when ``resume`` and done,
-    else call ``measure()`` (→ dict) and append ``{key, settings, **result}``.
+    """The one resumable step of every runner: skip if done, else time, compute, append.
 
+    With ``resume`` and a record of this key stored, return it (a copy) without calling
+    ``measure``; else call ``measure()`` (-> the record's fields, a dict) and append
+    ``{"key": key, "settings": settings, **fields}`` (``"settings"`` only when given).
     If ``measure`` raises, nothing is written.
-    """
-    from companion._validate import check_bool
 
-    if not isinstance(store, ResultStore):
-        raise TypeError(f"`store` must be a ResultStore; got {type(store).__name__}")
+    Parameters
+    ----------
+    store : ResultStore
+        Or a view of one with ``get(key)`` (the stored record or None: a view decides what
+        counts as done) and ``append(record, *, command=None)``.
+    settings : dict or None
+        What the record measures; its :func:`settings_key` is the key unless ``key`` is
+        given. None for a runner with keys of its own (``key`` is then required).
+    key : str, optional
+        The record's key (e.g. ``"table2|p=0.05"``).
+    timed : str, optional
+        A field that receives the wall-clock seconds of ``measure`` (e.g. ``"wall_s"``);
+        ``measure`` must not return that field itself.
+    since : float, optional
+        With ``timed``: a ``time.perf_counter()`` reading to time from (work done before
+        the call that belongs to this record).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "r.jsonl"))
+    >>> rec = run_record(store, None, lambda: {"x": 1.0}, key="x|1", timed="wall_s")
+    >>> rec["x"], rec["wall_s"] >= 0
+    (1.0, True)
+    >>> run_record(store, None, lambda: 1 / 0, key="x|1")["x"]  # done: not measured again
+    1.0
+    """
+    from companion._validate import check_bool, check_real
+
+    if not (callable(getattr(store, "get", None)) and callable(getattr(store, "append", None))):
+        raise TypeError(
+            "`store` must be a ResultStore (or a view of one with get(key) and "
+            f"append(record, command=...)); got {type(store).__name__}"
+        )
     if not callable(measure):
         raise TypeError(f"`measure` must be callable (-> dict); got {type(measure).__name__}")
     resume = check_bool(resume, "resume")
     if command is not None and not isinstance(command, str):
         raise TypeError(f"`command` must be a str or None; got {type(command).__name__}")
-    key = settings_key(settings)
+    if settings is None and key is None:
+        raise TypeError("`key` must be given when `settings` is None; got neither")
+    if settings is not None and not isinstance(settings, dict):
+        raise TypeError(f"`settings` must be a dict or None; got {type(settings).__name__}")
+    if key is None:
+        key = settings_key(settings)
+    elif not isinstance(key, str) or not key:
+        got = repr(key) if isinstance(key, str) else type(key).__name__
+        raise TypeError(f"`key` must be a non-empty str; got {got}")
+    if timed is not None and (not isinstance(timed, str) or not timed):
+        got = repr(timed) if isinstance(timed, str) else type(timed).__name__
+        raise TypeError(f"`timed` must be a field name (a non-empty str) or None; got {got}")
+    if since is not None:
+        if timed is None:
+            raise TypeError("`since` must only be given with `timed` (what it times); got it alone")
+        since = check_real(since, "since")
     if resume:
         found = store.get(key)
         if found is not None:
             return found
+    t0 = time.perf_counter() if since is None else since
     result = measure()
+    seconds = time.perf_counter() - t0
     if not isinstance(result, dict):
         raise TypeError(f"`measure` must return a dict; got {type(result).__name__}")
-    return store.append({"key": key, "settings": settings, **result}, command=command)
+    head = {"key": key} if settings is None else {"key": key, "settings": settings}
+    clash = sorted(k for k in head if k in result and result[k] != head[k])
+    if timed is not None:
+        if timed in result or timed in head:
+            clash.append(timed)
+        result = {**result, timed: seconds}
+    if clash:  # a record that contradicts its own key is refused before it is written
+        raise ValueError(
+            f"`measure` must not return other values of the fields run_record writes "
+            f"itself; got {clash}"
+        )
+    return store.append({**head, **result}, command=command)
 
 
 def _host() -> dict:

@@ -26,7 +26,7 @@ is the dominant error of a real fp32/bf16 forward pass as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -126,19 +126,16 @@ def round_to_bfloat16(x) -> np.ndarray:
     bfloat16 keeps the top 16 bits of the float32 pattern (8 exponent bits, 7 stored
     mantissa bits). Round-to-nearest-even on the bit pattern: add ``0x7FFF`` plus the
     lowest kept bit, then clear the low 16 bits. Inputs are first rounded to float32;
-    they must be finite and within the float32 range.
+    they must be finite and round to a finite bfloat16 (|x| < (2 - 2^-8) 2^127 = 3.3962e38;
+    beyond, round-to-nearest gives inf, which is refused in one line).
 
     Examples
     --------
     >>> round_to_bfloat16([1.0, 1.00390625, 1.01171875, 3.14159265])
     array([1.     , 1.     , 1.015625, 3.140625], dtype=float32)
     """
-    x = check_finite_array(x, "x")
-    if np.any(np.abs(x) > np.finfo(np.float32).max):
-        raise ValueError(
-            f"`x` must lie within the float32 range (|x| <= 3.4e38); got {np.abs(x).max():g}"
-        )
-    x32 = x.astype(np.float32)
+    x = _check_rounds_finite(check_finite_array(x, "x"), "bfloat16")
+    x32 = _check_rounds_finite(x.astype(np.float32), "bfloat16")  # a float32 tie
     bits = np.ascontiguousarray(x32).reshape(-1).view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32).reshape(x32.shape)
@@ -161,12 +158,28 @@ def round_to_precision(x, precision: str = "float64") -> np.ndarray:
         return x.copy()
     if precision == "bfloat16":
         return round_to_bfloat16(x).astype(np.float64)
-    top = float(np.finfo(precision).max)  # beyond it the cast is inf, as bfloat16 refuses
-    if np.any(np.abs(x) > top):
+    return _check_rounds_finite(x, precision).astype(precision).astype(np.float64)
+
+
+#: Largest exponent of each storage precision (float64 never overflows in a cast from it).
+_EMAX = {"float32": 127, "float16": 15, "bfloat16": 127}
+
+#: Where round-to-nearest overflows: (2 - u) 2^emax, half a unit beyond the largest finite
+#: value (2 - 2u) 2^emax (65504 + 16 = 65520 in float16); from there on a rounded value is inf.
+_OVERFLOW = {p: (2.0 - UNIT_ROUNDOFF[p]) * 2.0**e for p, e in _EMAX.items()}
+
+
+def _check_rounds_finite(x: np.ndarray, precision: str) -> np.ndarray:
+    """``x``, or one ValueError when an entry would round to inf in ``precision``."""
+    top = _OVERFLOW[precision]
+    big = float(np.abs(x).max()) if x.size else 0.0
+    if big >= top:
+        largest = (2.0 - 2.0 * UNIT_ROUNDOFF[precision]) * 2.0 ** _EMAX[precision]
         raise ValueError(
-            f"`x` must lie within the {precision} range (|x| <= {top:g}); got {np.abs(x).max():g}"
+            f"`x` must round to a finite {precision} value (|x| < {top:.8g}, half a unit "
+            f"beyond the largest, {largest:.8g}); got {big:.8g}"
         )
-    return x.astype(precision).astype(np.float64)
+    return x
 
 
 def normalised_activations(
@@ -203,7 +216,10 @@ class KernelReport:
     Attributes
     ----------
     cos : float
-        |cos(v*, bottom eigenvector of C)|; ``nan`` when ``n_samples <= d``.
+        |cos(v*, bottom eigenvector of C)|. Defined only for ``n_samples > d``: with
+        N <= d samples the centred covariance has rank at most N - 1 < d, so its bottom
+        eigenvector is not unique (or, at N = d, fixed by the sampling alone), and reading
+        ``cos`` raises a ``ValueError`` naming N and d; every other field holds for N >= 2.
     rayleigh : float
         v*^T C v* / lambda_max (signed; the spec's "floor"; 0 in exact arithmetic for LN).
     residual : float
@@ -226,7 +242,6 @@ class KernelReport:
     n_samples, d : int
     """
 
-    cos: float
     rayleigh: float
     residual: float
     diag_rayleigh: float
@@ -237,6 +252,26 @@ class KernelReport:
     bottom: np.ndarray | None
     n_samples: int
     d: int
+    _cos: float | None = field(default=None, repr=False)
+
+    @property
+    def cos(self) -> float:
+        """|cos(v*, bottom eigenvector)|; a ``ValueError`` when N <= d (not unique)."""
+        if self._cos is None:
+            raise ValueError(
+                f"|cos(v*, bottom direction)| needs more samples than dimensions (N > d): "
+                f"the centred covariance of N = {self.n_samples} samples has rank at most "
+                f"N - 1 = {self.n_samples - 1} < d = {self.d}, so its bottom direction is not "
+                f"unique; use at least N = {self.d + 1} samples"
+            )
+        return self._cos
+
+    def __repr__(self) -> str:
+        cos = "undefined (N <= d)" if self._cos is None else f"{self._cos!r}"
+        return (
+            f"KernelReport(cos={cos}, rayleigh={self.rayleigh!r}, residual={self.residual!r}, "
+            f"diag_rayleigh={self.diag_rayleigh!r}, n_samples={self.n_samples}, d={self.d})"
+        )
 
     @property
     def vstar_eigenvalue(self) -> float:
@@ -307,11 +342,10 @@ def kernel_report(
             u = -u
         cos = float(abs(u @ v))
         bottom = u
-    else:
-        cos, bottom = float("nan"), None
+    else:  # no unique bottom direction: reading .cos raises (see KernelReport)
+        cos, bottom = None, None
     lam2 = float(w[1]) if d > 1 else float("nan")
     return KernelReport(
-        cos=cos,
         rayleigh=quad / lam_max,
         residual=float(np.linalg.norm(Cv)) / norm_c,
         diag_rayleigh=quad / diag,
@@ -322,6 +356,7 @@ def kernel_report(
         bottom=bottom,
         n_samples=n,
         d=d,
+        _cos=cos,
     )
 
 

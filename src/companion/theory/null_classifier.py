@@ -219,7 +219,8 @@ class NormVerdict:
     threshold_layernorm, threshold_rmsnorm : float
         ``margin * floor`` and ``gap * margin * floor``.
     cos : float
-        |cos(v*, bottom direction)| (evidence only; nan when N <= d).
+        |cos(v*, bottom direction)| (evidence only; ``report.cos``: reading it raises a
+        ``ValueError`` naming N and d when N <= d, where the verdict still holds).
     null_q999 : float
         99.9 % quantile of |cos| for a random direction at this d.
     report : KernelReport
@@ -234,11 +235,15 @@ class NormVerdict:
     floor: float
     threshold_layernorm: float
     threshold_rmsnorm: float
-    cos: float
     null_q999: float
     report: KernelReport
     dtype: str
     reason: str
+
+    @property
+    def cos(self) -> float:
+        """|cos(v*, bottom direction)| of :attr:`report` (needs N > d)."""
+        return self.report.cos
 
 
 def classify_norm(
@@ -346,7 +351,6 @@ def classify_norm(
         floor=floor,
         threshold_layernorm=t_ln,
         threshold_rmsnorm=t_rms,
-        cos=rep.cos,
         null_q999=random_direction_null(rep.d).q999,
         report=rep,
         dtype=dtype,

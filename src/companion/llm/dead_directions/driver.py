@@ -97,9 +97,7 @@ def run_settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple
 
     check_choice(init, "init", ("random", "trained"))
     pre = preset(scale)
-    # what is built: the smoke scale builds text and image models at its tiny width and depth
-    tiny = pre.scale == "smoke" and spec.modality != "speech"
-    width = min(spec.width, pre.max_width) if tiny else spec.width
+    width = pre.width(spec)  # what is built: the smoke scale's text and image models are tiny
     if tokens is None:
         tokens = pre.n_tokens(width)
         if init == "trained" and spec.modality != "speech":
@@ -143,6 +141,7 @@ def run_settings(spec, *, init, scale, tokens, layers, dtype, revision) -> tuple
 
 def _diagnose_model(spec, settings, layers, *, device, dtype, show_progress, profile_tokens):
     """Load the model of ``settings``, diagnose it, and return the record (without key)."""
+    from companion.llm.dead_directions.presets import preset
     from companion.llm.loading import load_model, model_info
 
     init, scale = settings["init"], settings["scale"]
@@ -172,7 +171,7 @@ def _diagnose_model(spec, settings, layers, *, device, dtype, show_progress, pro
         "settings": settings,
         **{"model": spec.name, "init": init, "scale": scale},
         **{"architecture": spec.architecture, "norm_registry": spec.norm},
-        **{"width": spec.width, "layers": settings["layers"]},
+        **{"width": preset(scale).width(spec), "layers": settings["layers"]},
         **{"n_params_loaded": info["n_params"], "dtype": info["dtype"]},
         **{"device": info["device"], "seed": 0, "load_s": t_load},
         **diag.to_record(),

@@ -47,6 +47,24 @@ class ScalePreset:
     trained_tokens: int
     models: tuple
 
+    def width(self, spec) -> int:
+        """The width ``spec``'s model is built at on this scale (its real width, but at the
+        smoke scale text and image models are built at ``max_width``; Whisper's stacks keep
+        theirs): what a record's ``"width"`` says.
+
+        Examples
+        --------
+        >>> from companion.llm.registry import get_spec
+        >>> preset("smoke").width(get_spec("gpt2")), preset("cpu").width(get_spec("gpt2"))
+        (32, 768)
+        """
+        from companion._validate import check_instance
+        from companion.llm.registry import ModelSpec
+
+        spec = check_instance(spec, "spec", ModelSpec)
+        tiny = self.max_width is not None and spec.modality != "speech"
+        return min(spec.width, self.max_width) if tiny else spec.width
+
     def n_tokens(self, width: int) -> int:
         """Calibration tokens for a model of this width."""
         from companion._validate import check_int

@@ -105,6 +105,7 @@ def _settings(spec, *, init, scale, tokens, dtype, cancel):
 
 def _measure(spec, settings, depth, *, device, dtype, cancel) -> dict:
     from companion.llm.dead_directions.driver import calibration_batches
+    from companion.llm.dead_directions.presets import preset
     from companion.llm.dead_directions.sublayers import (
         accumulate_split,
         bottom_direction,
@@ -141,13 +142,13 @@ def _measure(spec, settings, depth, *, device, dtype, cancel) -> dict:
     return {
         **{"model": spec.name, "init": init, "scale": scale},
         **{"architecture": spec.architecture, "norm_registry": spec.norm},
-        **{"width": spec.width, "layers": settings["layers"], "blocks": m.blocks},
+        **{"width": preset(scale).width(spec), "layers": settings["layers"]},
+        "blocks": m.blocks,
         **{"mlp_norm": m.mlp_norm, "dtype": info["dtype"], "device": info["device"]},
         **{"n_params_loaded": info["n_params"], "seed": 0, "load_s": t_load},
         **split.to_record(),
         "localised": localise(split),
         **extra,
-        "wall_s": time.perf_counter() - t_start,
     }
 
 
@@ -198,7 +199,7 @@ def run_sigma_split(
             espeak()
         return _measure(spec, settings, depth, device=device, dtype=dtype, cancel=cancel)
 
-    return run_record(store, settings, measure, resume=resume, command=command)
+    return run_record(store, settings, measure, resume=resume, command=command, timed="wall_s")
 
 
 def _summary(rec: dict) -> str:

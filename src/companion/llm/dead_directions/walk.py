@@ -341,23 +341,27 @@ def run_walk(
     resume: bool = False,
     command: str | None = None,
 ) -> dict:
-    """Walk one model and append its record (settings checked before anything loads)."""
+    """Walk one model and append its record (settings and ``out`` checked before anything
+    loads)."""
     from companion._validate import check_bool
+    from companion.llm._checks import check_optional_str, check_out, check_path
     from companion.results import ResultStore, experiment_dir, run_record
 
     settings = _settings(name, scale=scale, tokens=tokens, n_random=n_random, seed=seed, ts=ts)
     resume = check_bool(resume, "resume")
+    check_path(out, "out")
+    check_out(out)
+    check_optional_str(command, "command")
     if out is None:
         out = str(experiment_dir(_folder(scale), write=True))
     store = ResultStore(results_path(out))
 
     def measure():
-        t0 = time.perf_counter()
         hw, info = capture_head(name, scale=scale, settings=settings)
         rec = walk_head(hw, ts=settings["ts"], n_random=n_random, seed=seed)
-        return {"model": name, **info, **rec, "run_s": time.perf_counter() - t0}
+        return {"model": name, **info, **rec}
 
-    return run_record(store, settings, measure, resume=resume, command=command)
+    return run_record(store, settings, measure, resume=resume, command=command, timed="run_s")
 
 
 def summary(rec: dict) -> str:

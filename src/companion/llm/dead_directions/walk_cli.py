@@ -14,6 +14,7 @@ __all__ = ["add_walk_command"]
 
 def _run(args) -> int:
     from companion._validate import check_int
+    from companion.llm._checks import check_out
     from companion.llm.dead_directions.walk import WALK_MODELS, run_cli
     from companion.llm.registry import get_spec
 
@@ -23,6 +24,7 @@ def _run(args) -> int:
     if args.tokens is not None:
         check_int(args.tokens, "tokens", low=8)
     check_int(args.n_random, "n_random", low=1)
+    check_out(args.out)  # a folder it cannot write fails now, not after the walk
     return run_cli(args)
 
 
