@@ -214,3 +214,24 @@ def test_committed_records_match_the_committed_manifests():
             assert r["sha256"] == want[r["step"]]["sha256"]
             assert r["val_loss"] == want[r["step"]]["val_loss"]
             assert r["norm"] == {"tiny-gpt-ln": "layernorm", "tiny-gpt-rms": "rmsnorm"}[model]
+
+
+def test_kernel_control_needs_both_the_rms_twin_and_a_shuffled_gamma_to_lose_it(monkeypatch):
+    """The trajectory claim's control deviates on the committed records; it would not if a
+    shuffled γ kept the kernel (a read that is not γ-specific)."""
+    import copy
+
+    from companion.chapters.dead_directions.training import claims as tc
+    from companion.chapters.dead_directions.training import records
+
+    real = records("cpu")
+    control = tc._kernel_control("cpu")
+    assert not control.agrees and "243 of 243 reads called rmsnorm" in control.detail
+    assert "every shuffled γ loses it too" in control.reason
+    fake = copy.deepcopy(real)
+    for r in fake["tiny-gpt-ln"]:
+        for n in r["norms"]:
+            n["shuffled_rho"] = [1e-15 for _ in n["shuffled_rho"]]
+    monkeypatch.setattr(tc, "records", lambda scale="cpu": fake)
+    kept = tc._kernel_control("cpu")
+    assert kept.agrees and "kept a kernel: step 10" in kept.detail
