@@ -235,3 +235,27 @@ def test_kernel_control_needs_both_the_rms_twin_and_a_shuffled_gamma_to_lose_it(
     monkeypatch.setattr(tc, "records", lambda scale="cpu": fake)
     kept = tc._kernel_control("cpu")
     assert kept.agrees and "kept a kernel: step 10" in kept.detail
+
+
+def test_chapter_tables_read_the_records():
+    """The Schur table and the 'what this model can say' rows: both twins at both ends,
+    every number from the committed records (a changed record changes the text)."""
+    import copy
+
+    from companion.chapters.dead_directions import training as ch
+
+    recs = ch.records("cpu")
+    rows = ch.schur_rows(recs)
+    assert [(r["model"], r["step"]) for r in rows] == [
+        ("LayerNorm twin", 0), ("LayerNorm twin", 2000),
+        ("RMSNorm twin", 0), ("RMSNorm twin", 2000),
+    ]  # fmt: skip
+    assert rows[1]["R(v*)"] == recs["tiny-gpt-ln"][-1]["profile"]["schur_ratio"]
+    limits = ch.limits_rows(recs)
+    assert len(limits) == 6 and all(set(r) == {"reading", "here", "carries over"} for r in limits)
+    fake = copy.deepcopy(recs)
+    fake["tiny-gpt-ln"][-1]["norms"][0]["gamma_spread"] = 7.25
+    assert "is 7.25" in ch.limits_rows(fake)[1]["here"]
+    p = fake["tiny-gpt-ln"][-1]["profile"]
+    p["schur_ratio"] = 0.01
+    assert "rises" in ch.schur_sentence(fake) and "not set apart" in ch.schur_sentence(fake)
