@@ -90,6 +90,30 @@ def test_results_go_to_drive_and_nothing_local_is_lost(tmp_path, monkeypatch):
     assert names == ["dead_directions/x.jsonl", "sign_flips/a.jsonl", "sign_flips/b.jsonl"]
 
 
+def test_after_a_reconnect_resume_finds_what_the_last_runtime_wrote(tmp_path, monkeypatch):
+    """A recycled runtime has a fresh home and the same Drive: the setup cell links the
+    results folder again and a resumed step is not measured twice."""
+    from companion.results import ResultStore, run_record
+
+    drive = tmp_path / "drive" / "MyDrive" / "companion" / "results"
+    drive.mkdir(parents=True)
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return {"value": 1.5}
+
+    for runtime in ("first", "second"):
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / runtime))  # a fresh home each
+        install.keep_results_on_drive(str(drive), mount=lambda path: None)
+        local = tmp_path / runtime / "companion" / "results"
+        store = ResultStore(str(local / "sign_flips" / "alpha.jsonl"))
+        rec = run_record(store, {"model": "m", "p": 0.01}, measure, resume=True)
+        assert rec["value"] == 1.5
+    assert calls == [1]  # measured on the first runtime only
+    assert (drive / "sign_flips" / "alpha.jsonl").read_text().count("\n") == 1
+
+
 def test_off_colab_drive_is_a_no_op(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert install.keep_results_on_drive() is None
