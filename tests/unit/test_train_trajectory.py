@@ -94,7 +94,7 @@ def test_a_corrupt_foreign_or_other_twin_checkpoint_is_refused(runs, data, tmp_p
     (folder / "step-000001.safetensors").write_bytes(bytes(raw))
     with pytest.raises(CheckpointError, match="is corrupt"):
         _run("tiny-gpt-ln", folder, tmp_path / "o2", data)
-    assert [r["step"] for r in load_records(tmp_path / "o2")] == [0]
+    assert load_records(tmp_path / "o2") == []  # every file verified before step 0 is read
     # the other twin's whole run
     with pytest.raises(CheckpointError, match="trained 'tiny-gpt-rms', not 'tiny-gpt-ln'"):
         _run("tiny-gpt-ln", runs["tiny-gpt-rms"], tmp_path / "o3", data)
@@ -129,6 +129,33 @@ def test_cli_without_a_run_or_with_a_foreign_file_is_exit_2(tmp_path, capsys):
     code = main(["train-geometry", "--model", "tiny-gpt-rms", "--run", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: manifest ") and "is not a" in err
+
+
+@pytest.mark.parametrize("fault", ["corrupt", "foreign", "other twin"])
+def test_cli_refuses_a_bad_checkpoint_with_exit_2_before_measuring(fault, runs, tmp_path, capsys):
+    from companion.cli import main
+
+    folder = tmp_path / "run"
+    shutil.copytree(runs["tiny-gpt-ln"], folder)
+    path = folder / "step-000002.safetensors"
+    if fault == "corrupt":
+        raw = bytearray(path.read_bytes())
+        raw[len(raw) // 2] ^= 1
+        path.write_bytes(bytes(raw))
+    else:
+        src = runs["tiny-gpt-rms"] / path.name
+        path.write_bytes(b"\x00" * 64 if fault == "foreign" else src.read_bytes())
+        manifest = read_manifest(folder)
+        entry = next(c for c in manifest["checkpoints"] if c["step"] == 2)
+        entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()  # hash matches
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    argv = ["--model", "tiny-gpt-ln", "--steps", "3", "--run", str(folder)]
+    code = main(["train-geometry", *argv, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    want = {"corrupt": "is corrupt", "foreign": "not a safetensors file",
+            "other twin": "belongs to 'tiny-gpt-rms'"}[fault]  # fmt: skip
+    assert code == 2 and err.startswith("error: checkpoint ") and want in err, err
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()  # nothing measured
 
 
 def test_settings_are_checked_before_anything_loads():
@@ -187,3 +214,48 @@ def test_committed_records_match_the_committed_manifests():
             assert r["sha256"] == want[r["step"]]["sha256"]
             assert r["val_loss"] == want[r["step"]]["val_loss"]
             assert r["norm"] == {"tiny-gpt-ln": "layernorm", "tiny-gpt-rms": "rmsnorm"}[model]
+
+
+def test_kernel_control_needs_both_the_rms_twin_and_a_shuffled_gamma_to_lose_it(monkeypatch):
+    """The trajectory claim's control deviates on the committed records; it would not if a
+    shuffled γ kept the kernel (a read that is not γ-specific)."""
+    import copy
+
+    from companion.chapters.dead_directions.training import claims as tc
+    from companion.chapters.dead_directions.training import records
+
+    real = records("cpu")
+    control = tc._kernel_control("cpu")
+    assert not control.agrees and "243 of 243 reads called rmsnorm" in control.detail
+    assert "every shuffled γ loses it too" in control.reason
+    fake = copy.deepcopy(real)
+    for r in fake["tiny-gpt-ln"]:
+        for n in r["norms"]:
+            n["shuffled_rho"] = [1e-15 for _ in n["shuffled_rho"]]
+    monkeypatch.setattr(tc, "records", lambda scale="cpu": fake)
+    kept = tc._kernel_control("cpu")
+    assert kept.agrees and "kept a kernel: step 10" in kept.detail
+
+
+def test_chapter_tables_read_the_records():
+    """The Schur table and the 'what this model can say' rows: both twins at both ends,
+    every number from the committed records (a changed record changes the text)."""
+    import copy
+
+    from companion.chapters.dead_directions import training as ch
+
+    recs = ch.records("cpu")
+    rows = ch.schur_rows(recs)
+    assert [(r["model"], r["step"]) for r in rows] == [
+        ("LayerNorm twin", 0), ("LayerNorm twin", 2000),
+        ("RMSNorm twin", 0), ("RMSNorm twin", 2000),
+    ]  # fmt: skip
+    assert rows[1]["R(v*)"] == recs["tiny-gpt-ln"][-1]["profile"]["schur_ratio"]
+    limits = ch.limits_rows(recs)
+    assert len(limits) == 6 and all(set(r) == {"reading", "here", "carries over"} for r in limits)
+    fake = copy.deepcopy(recs)
+    fake["tiny-gpt-ln"][-1]["norms"][0]["gamma_spread"] = 7.25
+    assert "is 7.25" in ch.limits_rows(fake)[1]["here"]
+    p = fake["tiny-gpt-ln"][-1]["profile"]
+    p["schur_ratio"] = 0.01
+    assert "rises" in ch.schur_sentence(fake) and "not set apart" in ch.schur_sentence(fake)

@@ -32,6 +32,7 @@ __all__ = [
     "read_manifest",
     "write_manifest",
     "verified",
+    "verify_run",
 ]
 
 #: The ``format`` tag in every checkpoint's metadata and in the manifest.
@@ -103,6 +104,37 @@ def write_tensors(path, tensors: dict, metadata: dict) -> str:
     return digest
 
 
+def _header(path: Path, model: str | None) -> dict:
+    """The companion metadata of the safetensors file at ``path`` (its header only: no
+    tensor is read), checked for the format and, when given, ``model``."""
+    from safetensors import SafetensorError
+    from safetensors.torch import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as fh:
+            meta = json.loads((fh.metadata() or {}).get("companion", "{}"))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise CheckpointError(f"checkpoint {path} is not a safetensors file ({err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {path} is not a {FORMAT} checkpoint")
+    if model is not None and meta.get("model") != model:
+        raise CheckpointError(
+            f"checkpoint {path} belongs to {meta.get('model')!r}, not to {model!r}"
+        )
+    return meta
+
+
+def _check_hash(path: Path, sha256: str) -> None:
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} is missing")
+    got = sha256_file(path)
+    if got != sha256:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt: its SHA-256 is {got[:16]}…, the manifest records "
+            f"{sha256[:16]}…; it is not used (retrain into another folder)"
+        )
+
+
 def read_tensors(path, *, sha256: str, model: str | None = None) -> tuple[dict, dict]:
     """``(tensors, metadata)`` of a checkpoint, after checking its SHA-256 against ``sha256``,
     its format and (when given) that it belongs to ``model``.
@@ -113,32 +145,18 @@ def read_tensors(path, *, sha256: str, model: str | None = None) -> tuple[dict, 
         Missing file, hash mismatch, not a companion checkpoint, or another model's.
     """
     from safetensors import SafetensorError
-    from safetensors.torch import load_file, safe_open
+    from safetensors.torch import load_file
 
     path = check_path(path, "path")
     if not isinstance(sha256, str):
         raise TypeError(f"`sha256` must be a hex string; got {type(sha256).__name__}")
     model = _check_model(model)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} is missing")
-    got = sha256_file(path)
-    if got != sha256:
-        raise CheckpointError(
-            f"checkpoint {path} is corrupt: its SHA-256 is {got[:16]}…, the manifest records "
-            f"{sha256[:16]}…; it is not used (retrain into another folder)"
-        )
+    _check_hash(path, sha256)
+    meta = _header(path, model)
     try:
-        with safe_open(str(path), framework="pt") as fh:
-            meta = json.loads((fh.metadata() or {}).get("companion", "{}"))
         tensors = load_file(str(path))
     except (SafetensorError, OSError, ValueError) as err:
         raise CheckpointError(f"checkpoint {path} is not a safetensors file ({err})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {path} is not a {FORMAT} checkpoint")
-    if model is not None and meta.get("model") != model:
-        raise CheckpointError(
-            f"checkpoint {path} belongs to {meta.get('model')!r}, not to {model!r}"
-        )
     return tensors, meta
 
 
@@ -166,7 +184,31 @@ def read_manifest(folder) -> dict | None:
     missing = [k for k in _MANIFEST_KEYS if k not in data]
     if missing or not isinstance(data["checkpoints"], list):
         raise CheckpointError(f"manifest {path} is incomplete (missing {', '.join(missing)})")
+    entries = [*data["checkpoints"], *([] if data["resume"] is None else [data["resume"]])]
+    if not all(_entry_ok(e) for e in entries):
+        raise CheckpointError(
+            f"manifest {path} lists a checkpoint without a step, a plain file name in the "
+            f"run folder and a SHA-256; it is not a manifest this trainer wrote"
+        )
     return data
+
+
+def _entry_ok(entry) -> bool:
+    """A manifest entry: an int step ≥ 0, a file name inside the run folder, a hex hash."""
+    if not isinstance(entry, dict):
+        return False
+    step, name, digest = entry.get("step"), entry.get("file"), entry.get("sha256")
+    return (
+        isinstance(step, int)
+        and not isinstance(step, bool)
+        and step >= 0
+        and isinstance(name, str)
+        and name == Path(name).name
+        and name not in ("", ".", "..")
+        and isinstance(digest, str)
+        and len(digest) == 64
+        and all(c in "0123456789abcdef" for c in digest)
+    )
 
 
 def write_manifest(folder, manifest: dict) -> None:
@@ -198,3 +240,21 @@ def verified(folder, step: int, *, model: str | None = None) -> tuple[dict, dict
         steps = [c["step"] for c in manifest["checkpoints"]]
         raise CheckpointError(f"`step` must be one of the run's checkpoints {steps}; got {step}")
     return read_tensors(Path(folder) / entry["file"], sha256=entry["sha256"], model=model)
+
+
+def verify_run(folder, manifest: dict, *, model: str | None = None) -> None:
+    """Check every checkpoint the manifest lists (file present, SHA-256, format and, when
+    given, ``model``) before any of them is used; reads headers only, no tensor.
+
+    Raises
+    ------
+    CheckpointError
+        At the first file that fails (:func:`read_tensors`'s messages).
+    """
+    folder = check_path(folder, "folder")
+    check_instance(manifest, "manifest", dict)
+    model = _check_model(model)
+    for entry in manifest.get("checkpoints", []):
+        path = folder / entry["file"]
+        _check_hash(path, entry["sha256"])
+        _header(path, model)

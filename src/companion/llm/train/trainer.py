@@ -40,7 +40,7 @@ from companion.llm.train.checkpoints import (
     check_path,
     read_manifest,
     read_tensors,
-    sha256_file,
+    verify_run,
     write_manifest,
     write_tensors,
 )
@@ -234,20 +234,20 @@ def _start(folder: Path, cfg: TrainConfig, resume: bool):
             f"a training run already exists in {folder}; pass --resume to continue it "
             f"(its checkpoints are never overwritten) or choose another folder"
         )
-    if manifest.get("config") != asdict(cfg):
-        theirs = manifest.get("config", {})
+    theirs = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
+    if theirs.get("model") != cfg.model:
+        raise CheckpointError(
+            f"the run in {folder} trained {theirs.get('model')!r}, not {cfg.model!r}; "
+            f"choose another folder"
+        )
+    if theirs != asdict(cfg):
         diff = sorted(k for k in asdict(cfg) if theirs.get(k) != asdict(cfg)[k])
         raise CheckpointError(
             f"the run in {folder} was started with other settings ({', '.join(diff)}); "
             f"resume it with the same ones or choose another folder"
         )
-    for entry in manifest["checkpoints"]:  # a corrupt finished checkpoint stops the resume
-        path = folder / entry["file"]
-        if not path.is_file() or sha256_file(path) != entry["sha256"]:
-            raise CheckpointError(
-                f"checkpoint {path} is missing or corrupt (its SHA-256 is not the manifest's); "
-                f"it is kept as it is: train into another folder"
-            )
+    # a corrupt, foreign or other-twin finished checkpoint stops the resume; it is kept
+    verify_run(folder, manifest, model=cfg.model)
     return manifest
 
 

@@ -2,11 +2,12 @@
 at every checkpoint of a trained run, one record per (model, checkpoint) in
 ``results/train/trajectory.jsonl``.
 
-The settings are checked and the run's manifest read before any model loads; every
-checkpoint is verified against the manifest's SHA-256 before it is used (a corrupt, foreign
-or other-twin file is refused, never read). Records go through the results package's
-resumable helper (:func:`companion.results.run_record`): with ``resume`` a stored
-(model, checkpoint, settings) is skipped, so an interrupted pass continues where it stopped.
+The settings are checked, the run's manifest read and every checkpoint verified (SHA-256,
+format, model) before any model loads: a corrupt, foreign or other-twin file is refused
+before anything is measured or written, and each file is verified again when it loads.
+Records go through the results package's resumable helper
+(:func:`companion.results.run_record`): with ``resume`` a stored (model, checkpoint,
+settings) is skipped, so an interrupted pass continues where it stopped.
 Each record holds the command, its wall time, the checkpoint's step and SHA-256, its
 validation loss (from the manifest) and
 :func:`~companion.llm.trajectory.geometry.measure_checkpoint`.
@@ -19,7 +20,12 @@ import time
 from pathlib import Path
 
 from companion._validate import check_bool, check_instance, check_int
-from companion.llm.train.checkpoints import CheckpointError, check_path, read_manifest
+from companion.llm.train.checkpoints import (
+    CheckpointError,
+    check_path,
+    read_manifest,
+    verify_run,
+)
 from companion.llm.train.model import check_model
 from companion.llm.trajectory.geometry import GeometrySettings
 
@@ -49,14 +55,16 @@ def load_records(out=None) -> list[dict]:
 
 def checked_run(model: str, *, steps: int = 2000, folder=None) -> tuple[Path, dict]:
     """``(run folder, manifest)`` of ``model``'s run, checked before anything loads: a known
-    model, ``steps`` ≥ 1, a finished run of that model in the folder.
+    model, ``steps`` ≥ 1, a finished run of that model in the folder, every checkpoint's
+    SHA-256, format and model (:func:`~companion.llm.train.checkpoints.verify_run`).
 
     Raises
     ------
     ValueError
         Unknown model or ``steps`` ≤ 0.
     CheckpointError
-        No run in the folder, an unreadable manifest, or another model's run.
+        No run in the folder, an unreadable manifest, another model's run, or a corrupt,
+        foreign or other-twin checkpoint file.
     """
     from companion.llm.train.trainer import run_folder
 
@@ -77,6 +85,7 @@ def checked_run(model: str, *, steps: int = 2000, folder=None) -> tuple[Path, di
             f"the run in {folder} is unfinished: continue it with `companion train --model "
             f"{model} --steps {steps} --resume`"
         )
+    verify_run(folder, manifest, model=model)  # every file, before any is measured
     return folder, manifest
 
 

@@ -27,6 +27,9 @@ __all__ = [
     "series",
     "flip_stats",
     "summary_rows",
+    "schur_rows",
+    "schur_sentence",
+    "limits_rows",
     "trajectory_figure",
     "draw",
     "explore",
@@ -140,6 +143,127 @@ def summary_rows(recs: dict, part: str = "II") -> list[dict]:
                 row |= {"mean cos²(w, sign w)": cos2, "ΔNLL flips": f, "ΔNLL magnitude": g}
             rows.append(row)
     return rows
+
+
+def schur_rows(recs: dict) -> list[dict]:
+    """The Schur ratio R(h) = 1/(Σ_hh (Σ⁻¹)_hh) of the pre-final-norm residual stream (our
+    reconstruction) along v* and along random unit directions, with the isotropic
+    Marchenko–Pastur baseline 1 − d/N, both twins at initialisation and trained."""
+    rows = []
+    for m, rs in recs.items():
+        for r in (rs[0], rs[-1]):
+            p = r["profile"]
+            rows.append(
+                {
+                    "model": _LABEL[m],
+                    "step": r["step"],
+                    "R(v*)": p["schur_ratio"],
+                    "R, random directions (median)": float(np.median(p["schur_random"])),
+                    "R, random directions (max)": float(np.max(p["schur_random"])),
+                    "isotropic baseline 1 − d/N": p["schur_mp_baseline"],
+                }
+            )
+    return rows
+
+
+def schur_sentence(recs: dict) -> str:
+    """What :func:`schur_rows` shows, in words computed from the records."""
+    p0, p1 = recs[LN_MODEL][0]["profile"], recs[LN_MODEL][-1]["profile"]
+    d0, d1 = 1 - p0["schur_ratio"], 1 - p1["schur_ratio"]
+    above = p1["schur_ratio"] > max(p1["schur_random"])
+    near = max(r["R, random directions (max)"] for r in schur_rows(recs)) < 0.5
+    return (
+        f"The LayerNorm twin's Δγ = 1 − R(v*) goes from {d0:.3f} at initialisation to "
+        f"{d1:.3f} trained: it {'falls' if d1 < d0 else 'rises'}, where the paper reports "
+        f"≈ 0–0.3 at initialisation rising towards 1. "
+        + (
+            "Random directions sit as low in R as v* does at initialisation, far below the "
+            "isotropic baseline: the residual stream of a model this small is so correlated "
+            "that any direction is largely predictable from the others, so Δγ near 1 here "
+            "says nothing specific about v*. "
+            if near
+            else ""
+        )
+        + (
+            "Trained, v* is less predictable than every random direction read."
+            if above
+            else "Trained, v* is not set apart from the random directions."
+        )
+    )
+
+
+def limits_rows(recs: dict) -> list[dict]:
+    """What a model of this size can and cannot say about the papers' models: one row per
+    reading, its numbers from the records, and how far it carries to Pythia-1B and
+    TinyLlama."""
+    from companion.llm.registry import get_spec
+    from companion.theory.null_classifier import precision_floor
+
+    ln, rms = recs[LN_MODEL], recs[RMS_MODEL]
+    cfg = ln[-1]["settings"]
+    first, last = ln[0], ln[-1]
+    tokens = last["step"] * 12 * 64  # the trainer's batch 12 × context 64 bytes a step
+    spread = max(n["gamma_spread"] for n in last["norms"])
+    lin = last["linears"]
+    a_med = float(np.median([x["alpha_median"] for x in lin]))
+    a_uni = float(np.median([x["alpha_uniform"] for x in lin]))
+    a_max = max(x["alpha_max"] for x in lin)
+    cos2 = series(ln, "cos2")
+    f, g, se = flip_stats(last)
+    fr, gr, ser = flip_stats(rms[-1])
+    kdim = first["norms"][0]["kernel_dim"]
+    rms_min = min(abs(n["rho"]) for r in rms for n in r["norms"])
+    floor = precision_floor(last["dtype"], last["norms"][-1]["d"])
+    tl_width = get_spec("tinyllama-1.1b").width  # TinyLlama's residual width
+    tl_ratio = 0.26 * math.sqrt(tl_width)  # Dong's reported α max over its equal share
+    return [
+        {
+            "reading": "γ⁻¹ kernel exact at every checkpoint; none for RMSNorm",
+            "here": f"LayerNorm twin: every norm's |ρ| ≤ {series(ln, 'rho_max').max():.0e} at "
+            f"all {len(ln)} checkpoints; RMSNorm twin: every norm's |ρ| ≥ {rms_min:.2f}",
+            "carries over": "fully: the kernel is algebraic, the same at any width, depth or "
+            "data, so this tests the measurement exactly as it would on Pythia-1B",
+        },
+        {
+            "reading": "γ disperses and the kernel deepens",
+            "here": f"after {tokens:,} training bytes the largest max|γ|/min|γ| of the "
+            f"{len(last['norms'])} norms is {spread:.2f}; the LayerNorm twin's final-norm "
+            f"|ρ| {abs(first['norms'][-1]['rho']):.1e} → {abs(last['norms'][-1]['rho']):.1e}, "
+            f"against a float32 rounding floor of {floor:.1e}",
+            "carries over": "no: γ has barely left 1, where Pythia-1B's γ was trained on "
+            "hundreds of billions of tokens; the reported ~10³ is not testable here",
+        },
+        {
+            "reading": "Table 1's band of cos²(w, sign w)",
+            "here": f"{cos2[0]:.4f} at init (Gaussian rows of length ≤ 512; 2/π = "
+            f"{2 / math.pi:.4f} for long ones) → {cos2[-1]:.4f} at step {last['step']}",
+            "carries over": "the direction of the first steps only: where a weight matrix "
+            "ends after a long run is a property of that run",
+        },
+        {
+            "reading": "outlier input columns (α median 0.024, max 0.26 on TinyLlama)",
+            "here": f"α median {a_med:.3f} against an equal share 1/√n = {a_uni:.3f}; the "
+            f"largest column {a_max:.3f}, {a_max / a_uni:.1f}× an equal share",
+            "carries over": f"in kind only: TinyLlama's reported max is ≈ {tl_ratio:.0f}× the "
+            f"equal share of its width-{tl_width} inputs; columns that dominant, which "
+            "Dong's sensitivity results are about, have not formed here",
+        },
+        {
+            "reading": "sign flips cost more than equal-norm magnitude changes",
+            "here": f"ΔNLL flips − magnitude at p = {cfg['p']:g}: {f - g:+.4f} ± {se:.4f} "
+            f"({(f - g) / se:.1f} SE, LayerNorm), {fr - gr:+.4f} ± {ser:.4f} "
+            f"({(fr - gr) / ser:.1f} SE, RMSNorm)",
+            "carries over": "the sign of the effect at most: its size depends on what the "
+            "weights have learned, and a trained 1B model has learned far more",
+        },
+        {
+            "reading": "first-block norms",
+            "here": f"a null space of dimension {kdim} (the calibration text uses fewer byte "
+            "values than the width)",
+            "carries over": "no: an artefact of the 256-byte vocabulary; a subword model's "
+            "first norm sees tens of thousands of distinct embeddings",
+        },
+    ]
 
 
 def _steps(rs):  # step 0 drawn at 1 on the log axis

@@ -4,6 +4,8 @@ every status computed from the trajectory records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from companion.chapters.dead_directions.training import (
@@ -40,7 +42,7 @@ def _source(recs: dict) -> str:
     return f"results/train/trajectory.jsonl (written by: {'; '.join(cmds)})"
 
 
-def _verdict(n: dict, dtype: str) -> str:
+def _verdict(n: dict, dtype: str, rho: float | None = None) -> str:
     """A norm's verdict recomputed now from its stored ρ with the library's decision rule
     (:func:`companion.theory.null_classifier.norm_verdict`), never the stored ``verdict``.
 
@@ -52,7 +54,8 @@ def _verdict(n: dict, dtype: str) -> str:
     g_min, g_max = n["gamma_abs_min"], n["gamma_abs_max"]
     any_dead = g_min == 0 or nc.dead_share([1 / g_max, 1 / g_min], dtype) > 0
     floor = nc.precision_floor(dtype, n["d"])
-    return nc.norm_verdict(n["rho"], floor, dead=1.0 if any_dead else 0.0)[0]
+    rho = n["rho"] if rho is None else rho
+    return nc.norm_verdict(rho, floor, dead=1.0 if any_dead else 0.0)[0]
 
 
 def _kernel(scale: str = "cpu", full: bool = False, model: str = LN_MODEL) -> Measurement:
@@ -84,7 +87,33 @@ def _kernel(scale: str = "cpu", full: bool = False, model: str = LN_MODEL) -> Me
 
 
 def _kernel_control(scale: str = "cpu", full: bool = False) -> Measurement:
-    return _kernel(scale, full, model=RMS_MODEL)
+    """Two controls, each of which must lose the kernel: the RMSNorm twin's records, and
+    the LayerNorm twin's own norms with γ shuffled (v* of a permuted γ: ρ read on the same
+    covariance), at every checkpoint where γ is no longer constant (at step 0 γ = 1 and a
+    shuffle is the identity, so no shuffled read is stored there)."""
+    rms = _kernel(scale, full, model=RMS_MODEL)
+    recs, _ = _recs(scale)
+    kept, total, rhos = [], 0, []
+    for r in recs[LN_MODEL]:
+        for n in r["norms"]:
+            for rho in n["shuffled_rho"]:
+                total += 1
+                rhos.append(abs(rho))
+                if _verdict(n, r["dtype"], rho) == "layernorm":
+                    kept.append(f"step {r['step']} {n['name'].split('.', 1)[-1]}: ρ {rho:.1e}")
+    shuffled_ok = total > 0 and not kept  # every shuffled γ loses the kernel
+    shuffled = (
+        f"{LN_MODEL} with γ shuffled: {total - len(kept)} of {total} reads called rmsnorm"
+        + (f", |ρ| {min(rhos):.1e}–{max(rhos):.1e}" if rhos else "")
+        + (f"; kept a kernel: {'; '.join(kept[:3])}" if kept else "")
+    )
+    agrees = rms.agrees or not shuffled_ok
+    return replace(
+        rms,
+        agrees=agrees,
+        detail=f"{rms.detail}. {shuffled}",
+        reason="" if agrees else f"{rms.reason}; and every shuffled γ loses it too ({shuffled})",
+    )
 
 
 def _verdicts(scale: str = "cpu", full: bool = False, by_cos: bool = False) -> Measurement:
@@ -276,7 +305,9 @@ CLAIMS = (
         tolerance=f"final-norm |cos| ≥ {_COS} at all 10 checkpoints; every verdict layernorm",
         measure=_kernel,
         control=_kernel_control,
-        control_method="the same test on the RMSNorm twin's records (no kernel)",
+        control_method="the same test on the RMSNorm twin's records (no kernel), and the "
+        "LayerNorm twin's norms with γ shuffled (ρ along the shuffled γ⁻¹, every checkpoint "
+        "after step 0): both must lose the kernel",
         **_MODEL,
     ),
     Claim(
