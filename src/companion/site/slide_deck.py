@@ -10,7 +10,8 @@ for the room, the minutes):
 4. the derivation steps the talk names: its bullets and the step's display equations;
 5. the figure: the page's kernel-free Explore figure, whose controls work in the deck too
    (or else the chapter's drawing function at its defaults);
-6. the number: the punchline claim measured now, ours ± SE against the paper's;
+6. the number: the punchline claim measured now, ours ± SE against the paper's (the claim in
+   full and what it rests on in the notes);
 7. the exercise, its solution one slide down;
 8. the questions for discussion;
 9. the status of every claim of the chapter, measured now;
@@ -251,14 +252,18 @@ def deck(html_dir: Path, doc: str, caption: str, nav: dict, scale: str, slot: st
         )
     )
     r, method = measured[spec["punchline"]]
-    basis = e(r.detail or r.reason) + (f"<br>Source: {e(r.source)}" if r.source else "")
+    # the claim in full, what the value rests on and its source: for the speaker
+    basis = (
+        f'<p class="deck-basis"><b>The claim:</b> {e(r.statement)}</p>'
+        f'<p class="deck-basis">{e(r.detail or r.reason)}'
+        + (f"<br>Source: {e(r.source)}" if r.source else "")
+        + "</p>"
+    )
     out.append(
         slide(
-            f'<p class="deck-claim">{e(r.statement)}</p>'
-            + talk.bullets("number")
-            + _punchline(r, method),
+            talk.bullets("number") + _punchline(r, method),
             title="The number",
-            notes=talk.notes("number", extra=f'<p class="deck-basis">{basis}</p>'),
+            notes=talk.notes("number", extra=basis),
             kind="number",
         )
     )

@@ -173,12 +173,17 @@ def tally(results) -> str:
     >>> from types import SimpleNamespace as R
     >>> tally([R(status="reproduced"), R(status="not-run"), R(status="reproduced")])
     '2 of 3 reproduced, 1 not run'
+    >>> tally([R(status="deviates"), R(status="deviates")])
+    '0 of 2 reproduced, 2 deviate'
     """
     results = list(results)
     counts = {s: sum(r.status == s for r in results) for s in BADGE}
     words = {"not-run": "not run"}
     parts = [f"{counts['reproduced']} of {len(results)} reproduced"]
-    parts += [f"{n} {words.get(s, s)}" for s, n in counts.items() if n and s != "reproduced"]
+    for s, n in counts.items():
+        if n and s != "reproduced":
+            word = words.get(s, s)
+            parts.append(f"{n} {word[:-1] if n > 1 and word == 'deviates' else word}")
     return ", ".join(parts)
 
 

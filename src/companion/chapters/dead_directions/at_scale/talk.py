@@ -10,7 +10,7 @@ TALK = {
     "slides": {
         "title": {
             "say": (
-                "Four minutes in the seminar: the diagnostic on real checkpoints. Every number is"
+                "A short slot in the seminar: the diagnostic on real checkpoints. Every number is"
                 " read from the results files shipped with the book; no model runs in the room."
             ),
             "ask": "Which real models do you expect to show the kernel?",

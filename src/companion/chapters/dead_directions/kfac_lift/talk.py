@@ -11,7 +11,7 @@ TALK = {
         "title": {
             "say": (
                 "A talk for a group that knows the Fisher information. The seminar sets this "
-                "chapter as reading; on its own it takes about ten minutes."
+                "chapter as reading; this is its talk on its own (the times below add up)."
             ),
             "ask": "Who has used K-FAC, or a Kronecker-factored preconditioner?",
             "min": 0.5,
@@ -73,7 +73,12 @@ TALK = {
             "min": 2,
         },
         "number": {
-            "bullets": ("The Kronecker lift, checked to machine precision now.",),
+            "bullets": (
+                (
+                    "Worst gap between the lifted and the dense spectrum, and the dead cases' "
+                    "Fisher."
+                ),
+            ),
             "say": (
                 "The Kronecker spectrum, checked now: [[ours]]. The paper: [[paper]]. Status: "
                 "[[status]]."

@@ -78,12 +78,7 @@ TALK = {
             "min": 1.5,
         },
         "figure": {
-            "bullets": (
-                (
-                    r"Move the width, \(\gamma\)'s spread, the sample ratio \(N/d\), the "
-                    "precision."
-                ),
-            ),
+            "bullets": ((r"Choose the precision of the activations, then move the width \(d\)."),),
             "say": (
                 "Start in float64: the bottom eigenvalue sits at machine zero and the right panel"
                 " is a diagonal line. Now choose bfloat16 and move the width up: the bulk comes "
@@ -94,7 +89,7 @@ TALK = {
             "min": 2,
         },
         "number": {
-            "bullets": ("The kernel, checked now to float64 precision.",),
+            "bullets": ((r"Worst \(\|Cv^*\|/\|C\|\) over awkward float64 set-ups, computed now."),),
             "say": (
                 "Checked now on awkward synthetic inputs in float64: [[ours]]. The paper's "
                 "statement: [[paper]]. Status: [[status]]."

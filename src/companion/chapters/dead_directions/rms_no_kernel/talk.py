@@ -74,7 +74,9 @@ TALK = {
             "min": 1,
         },
         "number": {
-            "bullets": ("The Lean witness, enumerated exactly now.",),
+            "bullets": (
+                ("The witness's variance along a direction, enumerated exactly now: not zero."),
+            ),
             "say": (
                 "The witness enumerated now at small d: [[ours]] against [[paper]]. Status: "
                 "[[status]]."

@@ -13,7 +13,7 @@ TALK = {
             "say": (
                 "Say it first: the paper's formula is not available to us. This talk is about our"
                 " own reading of the Schur ratio, better discussed than presented; the seminar "
-                "sets it as reading. On its own: about eight minutes."
+                "sets it as reading, so this is a talk on its own."
             ),
             "ask": "How should a talk present a number whose definition it had to guess?",
             "min": 0.5,

@@ -11,9 +11,8 @@ TALK = {
     "slides": {
         "title": {
             "say": (
-                "The seminar sets this chapter as reading; as a talk on its own it takes about "
-                "eight minutes. The papers' training claims, tested on a model we trained "
-                "ourselves."
+                "The seminar sets this chapter as reading; this is its talk on its own. The "
+                "papers' training claims, tested on a model we trained ourselves."
             ),
             "ask": ("What would you like to watch happen to a network's geometry during training?"),
             "min": 0.5,
@@ -76,7 +75,12 @@ TALK = {
             "min": 1.5,
         },
         "number": {
-            "bullets": ("The final norm's kernel, at every checkpoint of our run.",),
+            "bullets": (
+                (
+                    r"Smallest \(|\cos(v^*, \text{bottom direction})|\) of the final norm, every "
+                    "checkpoint."
+                ),
+            ),
             "say": (
                 "The kernel of the final LayerNorm at every checkpoint, from our training "
                 "records: [[ours]]. The Pythia statement: [[paper]]. Status: [[status]]."

@@ -10,8 +10,8 @@ TALK = {
     "slides": {
         "title": {
             "say": (
-                "The seminar sets this chapter as reading; as a talk on its own it takes about "
-                "ten minutes, for a group that has seen the K-FAC lift."
+                "The seminar sets this chapter as reading; this is its talk on its own, for a "
+                "group that has seen the K-FAC lift."
             ),
             "ask": (
                 "What would it take to show that a direction in parameter space is truly flat?"
@@ -67,7 +67,12 @@ TALK = {
             "min": 2,
         },
         "number": {
-            "bullets": ("The held-out NLL along the flat curve on Whisper-base's decoder.",),
+            "bullets": (
+                (
+                    r"Largest \(|\Delta\mathrm{NLL}|\) along the flat curve, every step \(t\), "
+                    "Whisper-base."
+                ),
+            ),
             "say": (
                 "The held-out NLL change along the flat curve, measured now on Whisper-base: "
                 "[[ours]]. Status: [[status]]. The RMSNorm control: "

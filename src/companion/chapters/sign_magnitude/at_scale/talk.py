@@ -11,7 +11,7 @@ TALK = {
     "slides": {
         "title": {
             "say": (
-                "Three minutes in the seminar: the theory met a real model. Every number here "
+                "A short slot in the seminar: the theory met a real model. Every number here "
                 "comes from the results files shipped with the book; nothing runs in the room."
             ),
             "ask": "Which of Part I's constants do you expect to survive training?",
@@ -83,9 +83,9 @@ TALK = {
                 ),
             ),
             "say": (
-                "Table 1 on the model we can run here: [[ours]] against the paper's TinyLlama "
-                "[[paper]]. Status: [[status]]. Trained rows sit a little below the Gaussian 2/π,"
-                " as heavier tails predict."
+                "Table 1 on the model we can run here: [[ours]], against the paper's [[paper]]. "
+                "Status: [[status]]. Compare both with the Gaussian 2/π: heavier tails pull "
+                "trained rows below it."
             ),
             "ask": ("Is a few percent below 2/π a confirmation of Fact 1 or a deviation from it?"),
             "min": 1,

@@ -72,7 +72,12 @@ TALK = {
             "min": 1.5,
         },
         "number": {
-            "bullets": ("Energy equality, checked now for one 5% sign flip.",),
+            "bullets": (
+                (
+                    r"Injected energy over \(\|\Delta W\|_F^2/n\), one 5% sign flip, simulated "
+                    "now."
+                ),
+            ),
             "say": (
                 "One 5% sign flip, energy measured against the Frobenius prediction: [[ours]] "
                 "against [[paper]]. Status: [[status]]."

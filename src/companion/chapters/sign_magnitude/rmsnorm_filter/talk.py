@@ -67,7 +67,9 @@ TALK = {
             "min": 1.5,
         },
         "number": {
-            "bullets": ("The formula against finite differences, with a random gain.",),
+            "bullets": (
+                ("Largest gap between the formula and central finite differences, random gain."),
+            ),
             "say": (
                 "We check the Jacobian formula against finite differences at d = 64 with a random"
                 " gain: [[ours]]. Status: [[status]]."
