@@ -9,7 +9,9 @@
   shows (live controls in a kernel, precomputed ones on the site), drawn by the package's
   ``draw(fig, **params)`` (pure: its randomness comes from a ``seed``) and moved in place by
   its ``update``;
-* everything else the page calls as ``ch.<name>`` (tables, records, figures), and ``TALK``;
+* everything else the page calls as ``ch.<name>`` (tables, records, figures);
+* in its module ``talk``, the dict ``TALK``: the chapter as a talk, the data of its deck
+  (:mod:`companion.site.talk_spec`);
 * in its module ``claims``, the tuple ``CLAIMS``: each :class:`companion.claims.Claim` with its
   ``measure(scale, full)``. ``claims`` imports from its chapter, never the reverse; the
   ledger (:mod:`companion.ledger`) collects every chapter's ``CLAIMS``.

@@ -1,10 +1,12 @@
 """``make handouts``: a one-page handout per paper, as print-styled HTML and a PDF.
 
-Each handout gathers, for every chapter of one part of ``_toc.yml`` that has a talk (its module's
-``TALK``, see :mod:`companion.site.slides`), the chapter title and its statement box(es) as the
-built site renders them: numbered, with citations and cross-references resolved and the
-provenance line. The page uses the site's MathJax 3 (no CDN) and a three-column A4 landscape
-print style; headless ``chromium --print-to-pdf`` turns it into ``_build/handouts/<paper>.pdf``.
+Each handout gathers, for every chapter of one part of ``_toc.yml`` that has a talk (a
+``talk`` module beside its package, see :mod:`companion.site.talk_spec`), the chapter title
+and its statement box(es) as the built site renders them: numbered, with citations and
+cross-references resolved and the provenance line. The page uses the site's MathJax 3 (no
+CDN) and a four-column A4 landscape print style whose text shrinks (from 6.2 pt, to 5 pt at
+most) until the page fits; headless ``chromium --print-to-pdf`` turns it into
+``_build/handouts/<paper>.pdf``.
 The command fails unless each PDF has exactly one page and every statement was found.
 """
 
@@ -30,19 +32,20 @@ _CSS = """
 body {
   font-family: "DejaVu Sans", Helvetica, Arial, sans-serif;
   font-size: 6.2pt; line-height: 1.08; color: #111;
+  width: 285mm; margin: 0;  /* the printed page's width, so that the fit below measures it */
 }
 h1 { font-size: 13pt; margin: 0 0 2mm 0; }
 .sub { font-size: 8pt; color: #444; margin-bottom: 3mm; }
 .cols { column-count: 4; column-gap: 3.5mm; }
 section.chapter { margin: 0 0 2mm 0; padding: 0 0 0 2mm; border-left: 2px solid #0072B2; }
-section.chapter h2 { break-after: avoid; font-size: 8.2pt; margin: 0 0 1mm 0; color: #0b3d6e; }
+section.chapter h2 { break-after: avoid; font-size: 1.32em; margin: 0 0 1mm 0; color: #0b3d6e; }
 .admonition-title { font-weight: bold; margin: 0.4mm 0; }
 p { margin: 0.6mm 0; }
 em { color: #333; }
 mjx-container[display="true"] { margin: 0.4mm 0 !important; font-size: 92% !important; }
 .eqno { float: right; }
 .eqno a { display: none; }
-code { font-size: 6.8pt; }
+code { font-size: 1.1em; }
 ol, ul { margin: 0.5mm 0; padding-left: 4mm; }
 """
 
@@ -53,7 +56,7 @@ def statements(html_dir: Path, doc: str) -> tuple[str, list[str]]:
     from bs4 import BeautifulSoup
 
     from companion.chapters import module
-    from companion.site.slides import check_talk
+    from companion.site.talk_spec import talk_of
 
     page = html_dir / f"{doc}.html"
     if not page.exists():
@@ -65,7 +68,7 @@ def statements(html_dir: Path, doc: str) -> tuple[str, list[str]]:
         a.unwrap()
     h1 = soup.select_one("article h1") or soup.find("h1")
     boxes = []
-    for label in check_talk(module(doc).TALK, doc)["statement"]:
+    for label in talk_of(module(doc))["statement"]:
         box = soup.find(id=label)
         if box is None:
             raise LookupError(f"{doc}: no statement labelled {label!r} on the built page")
@@ -84,6 +87,14 @@ def handout_html(caption: str, chapters: list[tuple[str, list[str]]], mathjax_sr
 <script>window.MathJax = {{
   tex: {{inlineMath: [['\\\\(', '\\\\)']], displayMath: [['\\\\[', '\\\\]']]}},
   startup: {{pageReady: () => MathJax.startup.defaultPageReady().then(() => {{
+    // one A4 page: the text shrinks in steps of 0.1 pt (to 5 pt at most) until it fits
+    const limit = 198 * 96 / 25.4;  // the page's height (210 mm less the margins) in px
+    let size = 6.2;
+    while (document.documentElement.scrollHeight > limit && size > 5.05) {{
+      size = Math.round(size * 10 - 1) / 10;
+      document.body.style.fontSize = size + "pt";
+    }}
+    document.body.dataset.fit = String(size);
     document.body.dataset.typeset = "1";
   }})}}
 }};</script>

@@ -5,9 +5,13 @@
  * - CompanionDeck.start() starts reveal.js on a 1280 x 720 frame, waits for MathJax, then
  *   fits each slide when it is shown: the slide's text shrinks in steps of 5% (to 60% at
  *   most) until nothing overflows the frame.
- * - Opened with ?check (companion.site.slides.check), it shows every slide in turn, fits it,
- *   and writes a JSON report into <pre id="deck-check">: the slides (title, text scale) and
- *   every problem (a slide that still overflows, an element cut off, an error).
+ * - After a control on a slide is used (a figure's slider dragged with the mouse, an option
+ *   chosen in a select), the keyboard goes back to the deck, so that -> and Space advance
+ *   again and do not move the control; Escape does the same from a control reached with Tab
+ *   (companion.site.slide_check.focus_check tests it, and that it fails without this part).
+ * - Opened with ?check (companion.site.slide_check.check), it shows every slide in turn, fits
+ *   it, and writes a JSON report into <pre id="deck-check">: the slides (title, text scale)
+ *   and every problem (a slide that still overflows, an element cut off, an error).
  */
 var CompanionDeck = (function () {
   "use strict";
@@ -28,6 +32,32 @@ var CompanionDeck = (function () {
     note("console error", Array.prototype.join.call(arguments, " "));
     return consoleError.apply(console, arguments);
   };
+
+  // focus-return: begin
+  // A slider keeps the keyboard after the mouse lets go of it, and reveal.js ignores keys
+  // while an input has it: give the keyboard back to the deck once a control was used.
+  var pressed = null;
+  function control(el) {
+    return el && el.closest && el.closest(".reveal .slides") &&
+      /^(INPUT|SELECT|BUTTON)$/.test(el.tagName) ? el : null;
+  }
+  function giveBack(el) {
+    setTimeout(function () {
+      if (document.activeElement === el) el.blur();
+    }, 0);
+  }
+  document.addEventListener("pointerdown", function (e) { pressed = control(e.target); }, true);
+  document.addEventListener("pointerup", function () {
+    if (pressed && pressed.tagName !== "SELECT") giveBack(pressed);  // a select opens its list
+  }, true);
+  document.addEventListener("change", function (e) {
+    var el = control(e.target);
+    if (el && (el.tagName === "SELECT" || el === pressed)) giveBack(el);
+  }, true);
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && control(e.target)) giveBack(e.target);
+  }, true);
+  // focus-return: end
 
   // What overflows on a shown slide: the slide itself, or an element inside it whose content
   // is cut off or that sticks out of the slide. "" when nothing does.

@@ -89,10 +89,3 @@ from companion.chapters.dead_directions.at_scale.tables import (  # noqa: E402
     whisper_depth_table,
     whisper_kernel_table,
 )
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-dd-at-scale",
-    "punchline": "shirodkar.init_alignment_ln",
-    "exercise": "ex-scale-tiny-gamma",
-}

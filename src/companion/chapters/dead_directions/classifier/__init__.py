@@ -197,11 +197,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("d", "precision"), figsize=(8, 4.8)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-classifier",
-    "punchline": "shirodkar.null_cos",
-    "exercise": "ex-null-mean",
-}

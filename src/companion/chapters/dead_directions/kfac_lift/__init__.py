@@ -154,11 +154,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("beta_scale", "u"), figsize=(8, 4.4)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-kfac-lift",
-    "punchline": "shirodkar.kfac_lift",
-    "exercise": "ex-kfac-tied",
-}

@@ -265,11 +265,3 @@ def explore() -> Explore:
         grid=("precision", "d"),
         figsize=(8, 4.4),
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-ln-kernel",
-    "punchline": "shirodkar.ln_kernel",
-    "exercise": "ex-ln-kernel-zero",
-}

@@ -158,12 +158,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("sigma", "dist"), figsize=(8, 4.6)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-rms-no-kernel",
-    "steps": ("The trap",),
-    "punchline": "shirodkar.rms_no_kernel",
-    "exercise": "ex-rms-data-kernel",
-}

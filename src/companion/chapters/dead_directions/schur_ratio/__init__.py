@@ -159,12 +159,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("ratio", "d"), figsize=(8, 4.4)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "def-schur-ratio",
-    "steps": ("The caveat",),
-    "punchline": "shirodkar.schur_baseline",
-    "exercise": "ex-schur-coord",
-}

@@ -162,12 +162,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("depth", "cancel"), figsize=(8, 4.4)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-sigma-min-residual",
-    "steps": ("The toy",),
-    "punchline": "shirodkar.sigma_min_residual",
-    "exercise": "ex-sigma-skew",
-}

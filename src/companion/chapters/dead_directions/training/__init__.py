@@ -390,11 +390,3 @@ def reproduce(scale: str = "cpu") -> Reproduce:
             )
         ),  # fmt: skip
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-training-kernel",
-    "punchline": "shirodkar.trained_here_kernel",
-    "exercise": "ex-training-band",
-}

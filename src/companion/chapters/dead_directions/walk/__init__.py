@@ -349,11 +349,3 @@ def explore(scale: str = "cpu") -> Explore:
     return explore_figure(
         at_scale, controls, update=Panels.update, grid=("t", "direction"), figsize=(9, 4.8)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-walk-flat",
-    "punchline": "shirodkar.walk_flat",
-    "exercise": "ex-walk-beta",
-}

@@ -64,11 +64,3 @@ from companion.chapters.sign_magnitude.at_scale.tables import (  # noqa: E402
     table1,
     table1_models,
 )
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "def-sign-flip-leverage",
-    "steps": ("Three traps",),
-    "punchline": "dong.real.cos2_table1",
-    "exercise": "ex-at-scale-count-matched",
-}

@@ -172,11 +172,3 @@ _NAMES = {
 
 def _title(dist, nu):
     return f"{_NAMES[dist]} rows" + (f", ν = {nu:g}" if dist == "student_t" else "")
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-bussgang",
-    "punchline": "dong.fact1",
-    "exercise": "ex-bussgang-finite",
-}

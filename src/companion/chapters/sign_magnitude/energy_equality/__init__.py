@@ -143,11 +143,3 @@ def explore() -> Explore:
         "m": control(128, 16, 512, 16, label="width m", values=(32, 64, 128, 256, 512)),
     }
     return explore_figure(draw, controls, update=Panels.update, grid=("p", "m"), figsize=(8, 4.8))
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-energy-equality",
-    "punchline": "dong.prop1.energy",
-    "exercise": "ex-ee-not-sphere",
-}

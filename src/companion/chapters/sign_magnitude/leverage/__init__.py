@@ -161,11 +161,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("alpha", "n"), figsize=(8, 4.6)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-leverage",
-    "punchline": "dong.leverage.post_relu",
-    "exercise": "ex-lev-expand",
-}

@@ -354,12 +354,3 @@ def injection_table(runs: dict, fits: dict, beta: float = 0.19) -> Table:
         for (v, act), res in runs.items()
     ]
     return table(rows)
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-multilayer",
-    "steps": ("V2, first order",),
-    "punchline": "dong.multilayer.no_compounding",
-    "exercise": "ex-ml-additive",
-}

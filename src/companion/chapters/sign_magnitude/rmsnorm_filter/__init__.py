@@ -153,11 +153,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("angle", "size"), figsize=(8, 4.6)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-rmsnorm-filter",
-    "punchline": "dong.rmsnorm_jacobian",
-    "exercise": "ex-rmsnorm-second-order",
-}

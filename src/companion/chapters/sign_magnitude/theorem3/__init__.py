@@ -58,11 +58,3 @@ from companion.chapters.sign_magnitude.theorem3.tables import (  # noqa: E402
     readme_table,
     table2_widths,
 )
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-theorem3",
-    "steps": ("Arc-cosine kernel", "The trap: measuring after the norm"),
-    "punchline": "dong.thm3.limit",
-    "exercise": "ex-t3-expand",
-}

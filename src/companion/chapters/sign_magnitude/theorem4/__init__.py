@@ -160,12 +160,3 @@ def explore() -> Explore:
     return explore_figure(
         draw, controls, update=Panels.update, grid=("quantizer", "n"), figsize=(8, 4.4)
     )
-
-
-#: The chapter as a talk: the parts of its page that its deck shows (companion.site.slides).
-TALK = {
-    "statement": "thm-theorem4",
-    "steps": ("After ReLU",),
-    "punchline": "dong.thm4.cos2",
-    "exercise": "ex-t4-scale",
-}
