@@ -8,14 +8,21 @@ the browser suite does), with an empty cache, at 1400 px; once the network is id
 scrolled to the bottom (what loads only when seen loads then) and left to settle. Every
 request the page made is counted, from Playwright's network events: its transferred bytes
 are the response's body and headers as chromium received them (``Request.sizes()``), for
-the page itself, its CSS, JavaScript, fonts and images, and the parts MathJax loads as it
-typesets; a request that failed counts as a request and is listed. ``--json`` prints
-chapter -> {"total_mb", "page_mb", "requests", "failed", "outside", "within_budget",
-"largest"} ("page_mb": the HTML document alone, where the Explore figure's precomputed
-frames live; "outside": requests that would leave the site, which should be 0; "largest":
-the three largest transfers). A chapter whose page is not in the build is reported as
-missing. The budget is :data:`BUDGET_MB` a page; this is a measurement, reported in the
-README, not a test.
+the page itself, its CSS, JavaScript, fonts and images (the Explore figure's first frame and
+the static figures are files next to the page: ``companion.site.frames``), and the parts
+MathJax loads as it typesets; a request that failed counts as a request and is listed.
+Then every kernel-free control is stepped through each of its values, one control after
+another, waiting for each new frame to load: what that adds is what a reader who tries
+every value of every control loads on top. The same page is also opened at 390 px (a
+phone, which loads the phone layout of each figure instead of the desktop one).
+
+``--json`` prints chapter -> {"total_mb" (at load, 1400 px), "page_mb" (the HTML document
+alone), "stepped_mb" (at load plus stepping every control), "frames" (frame files that
+stepping loaded), "phone_mb" (at load, 390 px), "requests", "failed", "outside" (requests
+that would leave the site, which should be 0), "within_budget" (total_mb), "largest" (the
+three largest transfers at load)}. A chapter whose page is not in the build is reported as
+missing. The budget is :data:`BUDGET_MB` a page at load; this is a measurement, reported
+in the README, not a test.
 """
 
 from __future__ import annotations
@@ -43,8 +50,44 @@ def _transferred(request) -> int:
     return max(sizes.get("responseBodySize", 0), 0) + max(sizes.get("responseHeadersSize", 0), 0)
 
 
-def weigh(page, base: str, chapter: str) -> dict:
-    """Open the chapter's page and add up every request it makes (transferred bytes)."""
+# Step every kernel-free control through each of its values (as a reader trying them all),
+# waiting for each frame the move shows to load; returns the number of moves.
+STEP_ALL = r"""
+async () => {
+  const loaded = img => new Promise(ok => {
+    if (img.complete) return ok();
+    img.addEventListener('load', ok, {once: true});
+    img.addEventListener('error', ok, {once: true});
+  });
+  let moves = 0;
+  for (const box of document.querySelectorAll('.companion-explore')) {
+    const img = box.querySelector('img');
+    for (const el of box.querySelectorAll('[data-param]')) {
+      const n = el.tagName === 'SELECT' ? el.options.length : +el.max - +el.min + 1;
+      for (let i = 0; i < n; i++) {
+        if (el.tagName === 'SELECT') el.selectedIndex = i; else el.value = String(i);
+        el.dispatchEvent(new Event('input', {bubbles: true}));
+        await loaded(img);
+        moves += 1;
+      }
+    }
+  }
+  return moves;
+}
+"""
+
+
+def _total(finished) -> tuple[int, dict]:
+    sizes = {}
+    for r in finished:
+        if not r.url.startswith("data:"):
+            sizes[r.url] = sizes.get(r.url, 0) + _transferred(r)
+    return sum(sizes.values()), sizes
+
+
+def weigh(page, base: str, chapter: str, *, step: bool = True) -> dict:
+    """Open the chapter's page and add up every request it makes (transferred bytes); then,
+    with ``step``, what stepping every kernel-free control through its values adds."""
     finished, failed, outside = [], [], []
     page.on("requestfinished", lambda r: finished.append(r))
     page.on("requestfailed", lambda r: failed.append(r))
@@ -57,13 +100,9 @@ def weigh(page, base: str, chapter: str) -> dict:
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_load_state("networkidle")
     page.wait_for_timeout(1000)  # MathJax fetches its fonts while it typesets
-    sizes = {}
-    for r in finished:
-        if not r.url.startswith("data:"):
-            sizes[r.url] = sizes.get(r.url, 0) + _transferred(r)
+    total, sizes = _total(finished)
     top = sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
-    total = sum(sizes.values())
-    return {
+    out = {
         "total_mb": round(total / MB, 2),
         "page_mb": round(sizes.get(url, 0) / MB, 2),
         "requests": len(finished) + len(failed),
@@ -72,6 +111,15 @@ def weigh(page, base: str, chapter: str) -> dict:
         "within_budget": total <= BUDGET_MB * MB,
         "largest": {urlsplit(u).path.rsplit("/", 1)[-1]: round(n / MB, 2) for u, n in top},
     }
+    if step:
+        at_load = set(sizes)
+        page.evaluate(STEP_ALL)
+        page.wait_for_load_state("networkidle")
+        stepped, sizes = _total(finished)
+        out["stepped_mb"] = round(stepped / MB, 2)
+        out["frames"] = sum(1 for u in sizes if u not in at_load)
+        out["failed"] = [r.url for r in failed]
+    return out
 
 
 def main(argv=None) -> int:
@@ -104,13 +152,19 @@ def main(argv=None) -> int:
                     print(f"{chapter:34s} missing from the build", flush=True)
                 continue
             context = chromium.new_context(viewport={"width": 1400, "height": 900})
-            results[chapter] = weigh(context.new_page(), base, chapter)
+            results[chapter] = r = weigh(context.new_page(), base, chapter)
             context.close()
+            phone = chromium.new_context(
+                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+            )
+            r["phone_mb"] = weigh(phone.new_page(), base, chapter, step=False)["total_mb"]
+            phone.close()
             if not args.json:
-                r = results[chapter]
                 print(
                     f"{chapter:34s} {r['total_mb']:5.2f} MB  (page {r['page_mb']:.2f} MB, "
-                    f"{r['requests']} requests)" + ("" if r["within_budget"] else "  over budget"),
+                    f"{r['requests']} requests; every control stepped {r['stepped_mb']:.2f} MB, "
+                    f"{r['frames']} frames; phone {r['phone_mb']:.2f} MB)"
+                    + ("" if r["within_budget"] else "  over budget"),
                     flush=True,
                 )
         chromium.close()

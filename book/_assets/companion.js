@@ -1,6 +1,8 @@
 /* Kernel-free Explore figures (companion.widgets.explore): every .companion-explore holds
- * controls named by data-param, an <img> and a JSON table of precomputed frames; moving a
- * control shows the frame of the new setting. Settings that were not precomputed snap to
+ * controls named by data-param, a <picture> (the phone layout's <source> and the desktop
+ * <img>) and a JSON table of precomputed frames (their URLs: files next to the page on the
+ * site, so a page loads only the frames it shows); moving a control shows the frame of the
+ * new setting. Settings that were not precomputed snap to
  * the nearest one that was (the other controls move with it, so what they show is always
  * what the figure shows). A control that applies only at other controls' values
  * (data-when) is disabled elsewhere. The readout under the figure (its numbers in words) and
@@ -60,7 +62,14 @@ var CompanionExplore = (function () {
         });
       });
       var entry = data.index[key];
-      img.src = "data:image/webp;base64," + data.images[entry[0]];
+      // the phone layout (<source>, shown where its media query holds) first, then the
+      // desktop one: the browser fetches only the frame it shows (files on the site, data
+      // URIs in a notebook's output)
+      var phone = root.querySelector("source");
+      if (phone && data.phone && entry.length > 3) {
+        phone.setAttribute("srcset", data.phone[entry[3]]);
+      }
+      img.src = data.images[entry[0]];
       img.alt = data.alts[entry[1]];
       // the numbers of this setting, in words, under the figure (companion.widgets readout)
       var readout = root.querySelector("p.companion-explore-readout");

@@ -33,14 +33,17 @@ function matches(el, sel) {
 const DATA = {
   params: ["p", "n", "q"],
   texts: [["0.001", "0.01", "0.1"], ["64", "256"], ["a", "b"]],
-  images: ["I00", "I10", "I20", "I01", "I11", "I21", "Iq"],
+  // the frames' URLs: files next to the page on the site, data URIs in a notebook
+  images: ["I00", "I10", "I20", "I01", "I11", "I21", "Iq"].map((f) => `../../_images/${f}.webp`),
+  phone: ["P00", "P10", "P20", "P01", "P11", "P21", "Pq"].map((f) => `../../_images/${f}.webp`),
   alts: ["alt"],
   readouts: ["p = 0.001: C = 2.6", "p = 0.01: C = 2.7", "p = 0.1: C = 2.9", "q = b"],
   index: {
-    "0,0,0": [0, 0, 0], "1,0,0": [1, 0, 1], "2,0,0": [2, 0, 2],
-    "0,1,0": [3, 0, 0], "1,1,0": [4, 0, 1], "2,1,0": [5, 0, 2], "1,0,1": [6, 0, 3],
+    "0,0,0": [0, 0, 0, 0], "1,0,0": [1, 0, 1, 1], "2,0,0": [2, 0, 2, 2],
+    "0,1,0": [3, 0, 0, 3], "1,1,0": [4, 0, 1, 4], "2,1,0": [5, 0, 2, 5], "1,0,1": [6, 0, 3, 6],
   },
 };
+const IMG = (f) => `../../_images/${f}.webp`;
 
 function page() {
   const root = element("div", {class: "companion-explore"});
@@ -50,14 +53,16 @@ function page() {
   const labels = [p, n, q].map((c) => element("label").append(
     element("span", {class: "companion-explore-label"}), c, element("output")));
   labels.forEach((l, i) => { l.children[0].textContent = ["flip rate p", "width n", "q"][i]; });
-  const img = element("img", {src: "data:image/webp;base64,I10"});
+  const img = element("img", {src: IMG("I10")});
+  const source = element("source", {srcset: IMG("P10"), media: "(max-width: 700px)"});
   const readout = element("p", {class: "companion-explore-readout"});
   readout.textContent = "p = 0.01: C = 2.7";
   const snap = element("p", {class: "companion-explore-snap"});
   const script = element("script", {class: "companion-explore-data"});
   script.textContent = JSON.stringify(DATA);
-  root.append(element("div").append(...labels), img, readout, snap, script);
-  return {root, p, n, q, img, readout, snap};
+  root.append(element("div").append(...labels), element("picture").append(source, img),
+    readout, snap, script);
+  return {root, p, n, q, img, source, readout, snap};
 }
 
 test("nearest keeps a precomputed setting and snaps the others", () => {
@@ -77,13 +82,13 @@ test("every control moves the figure and shows its value", () => {
   const {root, p, n, q, img} = page();
   Explore.bind(root);
   p.value = "2"; p.dispatch("input");
-  assert.equal(img.src, "data:image/webp;base64,I20");
+  assert.equal(img.src, IMG("I20"));
   assert.equal(p.parentNode.querySelector("output").textContent, "0.1");
   assert.equal(p.getAttribute("aria-valuetext"), "0.1");
   n.value = "1"; n.dispatch("change");
-  assert.equal(img.src, "data:image/webp;base64,I21");
+  assert.equal(img.src, IMG("I21"));
   q.value = "1"; q.dispatch("change");  // only precomputed at p = 0.01, n = 64
-  assert.equal(img.src, "data:image/webp;base64,Iq");
+  assert.equal(img.src, IMG("Iq"));
   assert.deepEqual([p.value, n.value, q.value], ["1", "0", "1"]);
   assert.equal(p.parentNode.querySelector("output").textContent, "0.01");
   assert.equal(root.getAttribute("data-setting"), "1,0,1");
@@ -113,7 +118,7 @@ test("a control that applies at one value of another is disabled elsewhere", () 
   n.value = "1"; n.dispatch("change");
   assert.equal(p.disabled, false);
   p.value = "2"; p.dispatch("input");
-  assert.equal(img.src, "data:image/webp;base64,I21");
+  assert.equal(img.src, IMG("I21"));
   n.value = "0"; n.dispatch("change");
   assert.equal(p.disabled, true);
 });
@@ -132,9 +137,10 @@ test("the readout under the figure follows every move, from the frame's own numb
 test("a readout that did not change with the figure fails this test", () => {
   // the old page: the frames' numbers were in their alt texts only
   const {root, p, readout} = page();
-  const old = JSON.parse(root.children[4].textContent);
+  const script = root.querySelector("script");
+  const old = JSON.parse(script.textContent);
   delete old.readouts;
-  root.children[4].textContent = JSON.stringify(old);
+  script.textContent = JSON.stringify(old);
   Explore.bind(root);
   p.value = "2"; p.dispatch("input");
   assert.notEqual(readout.textContent, "p = 0.1: C = 2.9");
@@ -150,4 +156,14 @@ test("a setting that was not precomputed says which controls moved back", () => 
     "This combination was not precomputed: flip rate p back to 0.01 (the nearest figure that was).");
   p.value = "1"; p.dispatch("input");
   assert.equal(snap.textContent, "");
+});
+
+test("a move swaps the phone layout's frame too (the browser loads the one it shows)", () => {
+  const {root, p, n, img, source} = page();
+  Explore.bind(root);
+  p.value = "2"; p.dispatch("input");
+  assert.equal(source.getAttribute("srcset"), IMG("P20"));
+  assert.equal(img.src, IMG("I20"));
+  n.value = "1"; n.dispatch("change");
+  assert.equal(source.getAttribute("srcset"), IMG("P21"));
 });

@@ -12,7 +12,10 @@ in its name) taller than ``reader_text.HEIGHT_BUDGET_PX`` at 1400 px, measured a
 a kernel-free control that does not move its figure: every ``[data-param]`` control of a
 ``.companion-explore`` container is set to another value and its ``<img>`` must change (a
 control that applies only at other controls' values, its ``data-when``, is given them first;
-one that stays disabled fails), every frame player is stepped and its frame must change.
+one that stays disabled fails), every frame player is stepped and its frame must change;
+and, at 390 px, a figure whose smallest text is under ``plotting.MIN_TEXT_PX`` (9) CSS px
+as drawn, from the text size each figure image carries (``data-min-font-px``, in its own
+pixels: the phone layout's where the page shows that one), or that does not say it.
 
 Deterministic: a page that redirects (``index.html``'s meta refresh) is followed to its
 final URL, read from disk beforehand, before anything runs in it; then the test waits for
@@ -31,6 +34,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from companion.plotting import MIN_TEXT_PX
 from companion.site import browser, reader_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,7 +213,18 @@ class Visit:
         except PlaywrightTimeout:
             self.problems.append(f"kernel-free {what}: {how} does not change the figure")
             return 0
+        try:  # the new frame is a file: the figure has moved once it has loaded
+            self.page.wait_for_function(
+                browser.FIGURE_LOADED, arg=element.element_handle(), timeout=SETTLE_MS
+            )
+        except PlaywrightTimeout:
+            self.problems.append(f"kernel-free {what}: {how} shows a figure that does not load")
+            return 0
         return 1
+
+    def check_figure_text(self):
+        """Every figure's smallest text, as drawn, at least MIN_TEXT_PX CSS px."""
+        self.problems += self.page.evaluate(browser.FIGURE_TEXT, MIN_TEXT_PX)
 
     def dark_mode(self):
         """Switch to dark mode as a reader whose system asks for it (the theme's default mode
@@ -279,4 +294,5 @@ def test_phone(new_context, site_url, shots, record, rel):
     visit = Visit(new_context, site_url, rel, PHONE)
     visit.check_overflow(strict=False)
     visit.screenshot(shots, "390")
+    visit.check_figure_text()  # last: it unfolds the folded boxes
     visit.assert_clean(record)

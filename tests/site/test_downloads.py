@@ -42,7 +42,8 @@ def test_figure_downloads_rebuild_the_png_and_the_svg(tmp_path):
     from playwright.sync_api import sync_playwright
 
     html, svg = _figure_page(tmp_path)
-    png = base64.b64decode(html.split("data:image/png;base64,")[1].split('"')[0])
+    # the desktop image (the <img>; its phone layout is the <source> before it)
+    png = base64.b64decode(html.split('<img src="data:image/png;base64,')[1].split('"')[0])
     with browser.serve(tmp_path) as base, sync_playwright() as pw:
         chromium = pw.chromium.launch(
             executable_path=browser.find_chromium(), args=browser.CHROMIUM_ARGS

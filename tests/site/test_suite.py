@@ -1,7 +1,8 @@
 """The browser suite itself, run on a two-page site written here: it passes on a healthy
 site (a control that applies at one value of another is given it first), it fails when a
 kernel-free control does not move its figure or stays disabled, when something
-overflows (measured as drawn) or an at-scale page is taller than its budget, and it deletes nothing
+overflows (measured as drawn) or an at-scale page is taller than its budget, when a figure's
+text is under 9 px at 390 px or the figure does not say how large it is, and it deletes nothing
 it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
 
 from __future__ import annotations
@@ -24,16 +25,28 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _frame(colour: str) -> str:
+def _frame(colour: str, width: int = 200, height: int = 100) -> str:
     """A precomputed "frame": a small SVG as a data URI."""
     svg = (
-        "<svg xmlns='http://www.w3.org/2000/svg' width='200' height='100'>"
-        f"<rect width='200' height='100' fill='{colour}'/></svg>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}'>"
+        f"<rect width='{width}' height='{height}' fill='{colour}'/></svg>"
     )
     return "data:image/svg+xml," + quote(svg)
 
 
 RED, BLUE = _frame("red"), _frame("blue")
+WIDE, NARROW = _frame("green", 800, 360), _frame("green", 360, 600)
+# a figure laid out twice: the phone's layout (its text 20 px in its 360 px) where the page
+# is at most 700 px wide; the desktop's (12.5 px text in 800 px: 5.8 px at 390 px) elsewhere
+PICTURE = f"""<figure class="companion-figure" style="margin: 0"><picture>
+  <source media="(max-width: 700px)" srcset="{NARROW}" data-min-font-px="20">
+  <img src="{WIDE}" alt="Figure: both layouts" data-min-font-px="12.5"
+       style="max-width: 100%; height: auto"></picture></figure>"""
+# what the figure text check must find at 390 px: the desktop layout alone, and no size
+SMALL_TEXT = f"""<figure class="companion-figure" style="margin: 0"><img src="{WIDE}"
+  alt="Figure: desktop layout only" data-min-font-px="12.5" style="max-width: 100%"></figure>
+<figure class="companion-figure" style="margin: 0"><img src="{NARROW}" alt="Figure: no size"
+  style="max-width: 100%"></figure>"""
 
 PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -46,8 +59,10 @@ PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</titl
     <option>gaussian</option><option>rademacher</option></select></label>
   <label>tail <select data-param="tail" data-when='{{"law": 1}}' disabled>
     <option>light</option><option>heavy</option></select></label>
-  <img alt="Figure: the ratio against p" width="200" height="100" src="{RED}">
+  <img alt="Figure: the ratio against p" width="200" height="100" src="{RED}"
+       data-min-font-px="12">
 </div>
+{PICTURE}
 <div class="animation">
   <img alt="Figure: frames sweep p" width="200" height="100" id="frame" src="{RED}">
   <input type="range" id="slider" min="0" max="1" step="1" value="0"
@@ -140,7 +155,7 @@ OVERFLOWS = """<div id="spill" style="width: 300px">
 
 def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     broken = PAGE.replace("/*EXPLORE*/", "if (false)")  # the controls' script never runs
-    broken = broken.replace("</main>", OVERFLOWS + "</main>")
+    broken = broken.replace("</main>", OVERFLOWS + SMALL_TEXT + "</main>")
     long = {"at_scale.html": _tall(12_100)}
     res = _run_suite(_site(tmp_path, broken, long), tmp_path, tmp_path / "shots")
     assert res.returncode == 1, res.stdout[-3000:]
@@ -157,6 +172,10 @@ def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
         in res.stdout
     )
     assert """kernel-free control 'tail': disabled even at {"law": 1}""" in res.stdout
+    # at 390 px: 12.5 px of text in 800 px, drawn 374 px wide; an image that does not say
+    assert "figure text 5.8 px at 390 px (under 9 px): Figure: desktop layout only" in (res.stdout)
+    assert "figure without its text size (data-min-font-px): Figure: no size" in res.stdout
+    assert "Figure: both layouts" not in res.stdout  # the phone layout is the one shown
 
 
 def test_the_suite_refuses_a_screenshot_folder_it_did_not_make(tmp_path):

@@ -17,7 +17,15 @@ from matplotlib.figure import Figure
 
 from companion import widgets
 from companion.chapters import CHAPTERS, explorer, module
-from companion.plotting import MIN_FONT_PT, legend, readable
+from companion.plotting import (
+    MIN_FONT_PT,
+    MIN_TEXT_PX,
+    PHONE_COLUMN_PX,
+    PHONE_MEDIA,
+    figure_html,
+    legend,
+    readable,
+)
 
 # --- a small figure with a draw and an update ------------------------------------------------
 
@@ -292,9 +300,14 @@ def test_html_is_the_contract_the_site_and_its_browser_test_rely_on():
     assert images == set(range(len(data["images"])))  # every image is used, none is missing
     assert {e[2] for e in data["index"].values()} == set(range(len(data["readouts"])))
     start = data["index"]["1,0,1"]  # a = 1.0, sine, ymax = 2.0
-    assert imgs[0][1]["src"] == "data:image/webp;base64," + data["images"][start[0]]
-    for b64 in data["images"]:
-        raw = base64.b64decode(b64)
+    assert imgs[0][1]["src"] == data["images"][start[0]]
+    # the phone layout: a <source> for small screens before the desktop <img>, in a <picture>
+    (source,) = [f for f in page.found if f[0] == "source"]
+    assert "picture" in source[2] and "picture" in imgs[0][2]
+    assert source[1]["media"] == PHONE_MEDIA and source[1]["srcset"] == data["phone"][start[3]]
+    assert {e[3] for e in data["index"].values()} == set(range(len(data["phone"])))
+    for uri in data["images"] + data["phone"]:
+        raw = base64.b64decode(uri.removeprefix("data:image/webp;base64,"))
         assert raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"  # lossless WebP frames
     assert (
         "every combination of <em>frequency a</em> (4 values) and <em>curve</em> (2 values)" in html
@@ -489,3 +502,120 @@ def test_a_repainted_panel_is_as_readable_as_a_fresh_draw():
         min(t.get_fontsize() for ax in live.fig.axes for t in ax.get_legend().get_texts())
         >= MIN_FONT_PT
     )
+
+
+# --- legible on a phone (issue 19) -----------------------------------------------------------
+
+
+def _shown_px(attrs, column=PHONE_COLUMN_PX):
+    """The smallest text of an image as a 390 px phone shows it (CSS px): its text in image
+    pixels (data-min-font-px) times the column over the image's width (it is never enlarged)."""
+    return float(attrs["data-min-font-px"]) * min(1.0, column / int(attrs["width"]))
+
+
+def test_the_phone_layout_keeps_text_legible_where_the_desktop_one_does_not():
+    ex = toy_explore()
+    page = _Page()
+    page.feed(ex.html())
+    (img,) = [f[1] for f in page.found if f[0] == "img"]
+    (source,) = [f[1] for f in page.found if f[0] == "source"]
+    assert _shown_px(img) < MIN_TEXT_PX <= _shown_px(source)  # 5.6 px and 10.7 px
+    assert int(source["width"]) < int(source["height"])  # the panels one under another
+    assert len(ex.phone.fig.axes) == 2
+    (a, b) = (ax.get_position() for ax in ex.phone.fig.axes)
+    assert a.y0 > b.y1  # the first panel above the second
+    assert ex.figure.fig.get_figwidth() == 8  # the desktop figure is untouched
+
+
+def test_a_static_figure_carries_its_phone_layout_and_its_text_size():
+    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    a, b = fig.subplots(1, 2)
+    a.plot([0, 1], label="one")
+    b.plot([1, 0], label="two")
+    legend(a)
+    page = _Page()
+    page.feed(figure_html(fig, "two lines", name="demo"))
+    (img,) = [f[1] for f in page.found if f[0] == "img"]
+    (source,) = [f[1] for f in page.found if f[0] == "source"]
+    img["width"] = "800"
+    assert source["media"] == PHONE_MEDIA and source["srcset"].startswith("data:image/png")
+    assert _shown_px(img) < MIN_TEXT_PX <= _shown_px(source)
+    assert fig.get_figwidth() == 8 and a.get_subplotspec().colspan.start == 0  # a copy moved
+    assert b.get_subplotspec().colspan.start == 1
+
+
+# --- no value breaks a figure (issue 19) -----------------------------------------------------
+
+
+def _bad_values(ctl):
+    """Values no control offers: NaN, infinities, negative, huge, wrong types, an unknown
+    choice, and (for a range) just past each end."""
+    out = [float("nan"), float("inf"), -1, -1e300, 1e300, 10**400, "bogus", None, [1], True]
+    if not ctl.is_choice and ctl.low is not None:
+        span = ctl.high - ctl.low
+        out += [ctl.low - 0.01 * span, ctl.high + 0.01 * span]
+
+    def allowed(v):
+        if ctl.is_choice or ctl.low is None:
+            return any(type(v) is type(ok) and v == ok for ok in ctl.page_values())
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and ctl.low <= v <= ctl.high
+
+    return [v for v in out if not allowed(v)]
+
+
+def _explore_args(chapter) -> list:
+    import inspect
+
+    return list(inspect.signature(module(chapter).explore).parameters)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_value_breaks_a_chapter_figure(chapter):
+    """Every control of every chapter's Explore figure, given a value it does not offer,
+    raises the one-style ValueError before anything is drawn; a move that fails halfway
+    leaves the figure as a fresh one would be at the next setting (rms_no_kernel at d = NaN
+    once broke every later move)."""
+    ex = explorer(chapter)
+    first = ex.figure.render(ex.defaults)
+    for name, ctl in ex.controls.items():
+        for bad in _bad_values(ctl):
+            for call in (ex.figure.render, ex.phone.render, ex.readout_text):
+                with pytest.raises(ValueError, match=rf"^`{re.escape(name)}` must be "):
+                    call({**ex.defaults, name: bad})
+    with pytest.raises(ValueError, match="`nowhere` is not a control of this figure"):
+        ex.figure.render({"nowhere": 1})
+    # a move that fails after the update changed the state: the figure starts over
+    other = ex.combinations()[1]
+    real = ex.figure._update
+
+    def fails_halfway(state, **params):
+        if real is not None:
+            real(state, **params)
+        raise RuntimeError("failed halfway")
+
+    if real is None:  # no update: every move draws afresh
+        draw = ex.figure._draw
+        ex.figure._draw = lambda fig, **p: (draw(fig, **p), fails_halfway(None, **p))
+    else:
+        ex.figure._update = fails_halfway
+    with pytest.raises(RuntimeError, match="failed halfway"):
+        ex.figure.render(other)
+    ex.figure._update = real
+    if real is None:
+        ex.figure._draw = draw
+    np.testing.assert_array_equal(ex.figure.render(ex.defaults), first)
+    fresh = widgets.PersistentFigure(ex.figure._draw, real, figsize=ex.figure.figsize)
+    fresh.render(ex.defaults)
+    np.testing.assert_array_equal(ex.figure.render(other), fresh.render(other))
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if _explore_args(c)])
+def test_a_chapter_explore_refuses_an_unknown_scale_or_model(chapter):
+    """An argument of a chapter's ``explore`` (``scale``, ``model``): an unknown name is the
+    one-style ValueError; a value of the wrong type the library's one-style TypeError."""
+    for name in _explore_args(chapter):
+        for bad in ("bogus", "gpt9"):
+            with pytest.raises(ValueError, match=rf"^`{name}` must be "):
+                module(chapter).explore(**{name: bad})
+        with pytest.raises((ValueError, TypeError), match=rf"^`{name}` must be "):
+            module(chapter).explore(**{name: float("nan")})

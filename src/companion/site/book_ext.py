@@ -16,6 +16,9 @@
 * Reader text (:mod:`companion.site.reader_text`): warns (so ``-W`` fails the build) on a page
   body that shows a raw Markdown table, a cross-reference without its number or words meant
   for the builder.
+* Figures as files (:mod:`companion.site.frames`): when an HTML build finishes (after the
+  decks are written), the image data URIs of executed outputs (Explore frames, static
+  figures, both layouts) move into files, so a page loads only the frames it shows.
 * Talk decks (:mod:`companion.site.slides`): links every chapter page that has one to its deck,
   under the title, and writes the decks into ``slides/`` when an executed HTML build finishes
   (a build with execution off, such as ``make test``'s structural pass, writes none).
@@ -106,6 +109,19 @@ def _subset_icon_fonts(app, exception):
         icon_fonts.subset_site(app.outdir)
 
 
+def _figures_to_files(app, exception):
+    if exception is None and app.builder.name == "html":
+        from sphinx.util import logging
+
+        from companion.site import frames
+
+        n = frames.move_to_files(app.outdir)
+        logging.getLogger(__name__).info(
+            f"figures as files: {n['images']} new images ({n['bytes'] / 1e6:.1f} MB) from "
+            f"{n['pages']} pages, {n['removed']} unused removed"
+        )
+
+
 def _write_decks(app, exception):
     if exception is not None or app.builder.name != "html":
         return
@@ -163,4 +179,5 @@ def setup(app):
     app.connect("html-page-context", _page_context, priority=900)
     app.connect("build-finished", _subset_icon_fonts)
     app.connect("build-finished", _write_decks)
+    app.connect("build-finished", _figures_to_files, priority=600)  # the decks' too
     return {"parallel_read_safe": True, "parallel_write_safe": True}

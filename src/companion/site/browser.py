@@ -397,11 +397,51 @@ LOW_CONTRAST = r"""
 """  # noqa: E501
 
 # The figure a kernel-free control moves: for a [data-param] control, the <img> inside its
-# .companion-explore container; for a matplotlib frame player, the player's frame.
+# .companion-explore container (and its phone layout's <source>); for a matplotlib frame
+# player, the player's frame.
 FIGURE_SRC = r"""
 el => {
   const box = el.closest('.animation, .companion-explore');  // the nearest of the two
   const img = box && box.querySelector('img');
-  return img ? img.getAttribute('src') : null;
+  const phone = box && box.querySelector('picture source');
+  return img ? img.getAttribute('src') + (phone ? ' ' + phone.getAttribute('srcset') : '') : null;
+}
+"""  # noqa: E501
+
+# Whether that figure has loaded what it now shows (a frame is a file on the site).
+FIGURE_LOADED = r"""
+el => {
+  const box = el.closest('.animation, .companion-explore');
+  const img = box && box.querySelector('img');
+  return !!img && img.complete && img.naturalWidth > 0;
+}
+"""
+
+# Every figure's smallest text as the reader sees it, in CSS px. A figure image (an Explore
+# frame, a static figure, any image of an output) says how large its smallest text is in its
+# own pixels (data-min-font-px, written when it was rendered: on the <img>, or on the
+# <source> of its <picture> that the browser chose, the phone layout); shown at its drawn
+# width that is px * width / naturalWidth, and must be at least `min`. Folded boxes are opened
+# first (a figure in one is read when it is unfolded).
+FIGURE_TEXT = r"""
+(min) => {
+  document.querySelectorAll('main details:not([open])').forEach(d => { d.open = true; });
+  const out = [], vw = document.documentElement.clientWidth;
+  const sel = 'main .companion-explore img, main figure.companion-figure img, main .cell_output img';
+  document.querySelectorAll(sel).forEach(img => {
+    if (!img.getClientRects().length || !img.naturalWidth) return;  // not drawn: other checks
+    let carrier = img;
+    const pic = img.parentElement && img.parentElement.tagName === 'PICTURE' ? img.parentElement : null;
+    for (const s of pic ? pic.querySelectorAll('source') : []) {
+      const src = s.getAttribute('srcset');
+      if (src && new URL(src, document.baseURI).href === img.currentSrc) { carrier = s; break; }
+    }
+    const name = (img.getAttribute('alt') || img.currentSrc || '').slice(0, 70);
+    const px = parseFloat(carrier.getAttribute('data-min-font-px'));
+    if (!(px > 0)) { out.push(`figure without its text size (data-min-font-px): ${name}`); return; }
+    const shown = px * img.getBoundingClientRect().width / img.naturalWidth;
+    if (shown < min - 1e-6) out.push(`figure text ${shown.toFixed(1)} px at ${vw} px (under ${min} px): ${name}`);
+  });
+  return out;
 }
 """  # noqa: E501

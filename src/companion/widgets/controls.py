@@ -47,6 +47,39 @@ class Control:
             return str(value)
         return format(value, self.fmt)
 
+    def check(self, value, name: str):
+        """``value`` if this control can take it, else one ValueError in the library's style
+        (wrong types included: a setting is a value of its control): a choice's value, one of
+        ``values`` (a control without a range), or a finite number in ``[low, high]`` (an
+        integer where the control is one).
+
+        >>> control(0.5, 0.0, 1.0, label="c").check(float("nan"), "c")
+        Traceback (most recent call last):
+        ...
+        ValueError: `c` must be a number in [0, 1]; got nan
+        """
+        import math
+        import numbers
+
+        if self.is_choice or self.low is None:
+            allowed = [v for _, v in self.options] if self.is_choice else list(self.values)
+            if not any(_same(value, v) for v in allowed):
+                opts = ", ".join(repr(v) for v in allowed)
+                raise ValueError(f"`{name}` must be one of {opts}; got {value!r}")
+            return value
+        whole = self._is_int()
+        what = "an integer" if whole else "a number"
+        span = f"[{self.low:g}, {self.high:g}]"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"`{name}` must be {what} in {span}; got {value!r}")
+        try:
+            x = float(value)
+        except OverflowError:  # an int beyond float64
+            x = math.inf
+        if not (math.isfinite(x) and self.low <= x <= self.high) or (whole and x != int(x)):
+            raise ValueError(f"`{name}` must be {what} in {span}; got {value!r}")
+        return value
+
     def page_values(self) -> tuple:
         """The values offered without a kernel: ``values``, or all options, or five values
         spread over ``[low, high]`` (geometric when ``log``); the default always among them.
@@ -112,6 +145,18 @@ class Control:
             readout_format=self.fmt,
             **common,
         )
+
+
+def _same(a, b) -> bool:
+    """``a == b`` for a control's values: numbers with numbers (not bools), strings with
+    strings, never an array's elementwise answer."""
+    import numbers
+
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return bool(a == b)
+    return isinstance(a, str) and isinstance(b, str) and a == b
 
 
 def control(

@@ -62,7 +62,19 @@ class Explore:
             raise TypeError(f"`readout` must be callable or None; got {type(readout).__name__}")
         self.readout = readout
         self.max_frames = check_int(max_frames, "max_frames", low=1)
-        self.figure = PersistentFigure(draw, update, figsize=figsize, dpi=dpi)
+        from companion.plotting import PHONE_DPI, PHONE_WIDTH_IN
+
+        self.figure = PersistentFigure(draw, update, figsize=figsize, dpi=dpi, check=self.check)
+        # the same figure laid out for a phone (panels one under another): the page's frames
+        # for small screens (companion.plotting.stack)
+        self.phone = PersistentFigure(
+            draw,
+            update,
+            figsize=(PHONE_WIDTH_IN, figsize[1]),
+            dpi=PHONE_DPI,
+            phone=True,
+            check=self.check,
+        )
         self._values = {n: c.page_values() for n, c in self.controls.items()}
         if len(self.combinations()) > self.max_frames:
             raise ValueError(
@@ -91,6 +103,32 @@ class Explore:
                 out.extend({**base, name: v} for v in self._values[name])
         return list({self._key(c): c for c in out}.values())
 
+    def check(self, params: Mapping) -> dict:
+        """``params`` with the other controls at their defaults, each value checked against
+        its control (:meth:`Control.check`): a setting no control offers is one ValueError,
+        before anything is drawn.
+
+        >>> from companion.widgets import control
+        >>> ex = Explore(lambda fig, d: None, {"d": control(64, 16, 256, label="width d")})
+        >>> ex.check({"d": -1})
+        Traceback (most recent call last):
+        ...
+        ValueError: `d` must be an integer in [16, 256]; got -1
+        """
+        if not isinstance(params, Mapping):
+            raise ValueError(
+                f"`params` must be a mapping of control -> value; got {type(params).__name__}"
+            )
+        for name in params:
+            if name not in self.controls:
+                raise ValueError(
+                    f"`{name}` is not a control of this figure; controls: {list(self.controls)}"
+                )
+        out = {**self.defaults, **params}
+        for name, ctl in self.controls.items():
+            ctl.check(out[name], name)
+        return out
+
     @staticmethod
     def _applies(ctl: Control, params) -> bool:
         return all(params[o] == v for o, v in ctl.when)
@@ -101,6 +139,7 @@ class Explore:
     def readout_text(self, params: Mapping) -> str:
         """The sentence under the figure with its numbers at ``params`` (the figure as last
         rendered): ``readout(**params)``, else the panels' titles."""
+        params = self.check(params)
         if self.readout is not None:
             return str(self.readout(**params))
         from companion.plotting import figure_titles
@@ -108,26 +147,42 @@ class Explore:
         return figure_titles(self.figure.fig)
 
     def frames(self) -> dict:
-        """``{"images", "alts", "readouts", "index": {key: [image, alt, readout]}}`` for the
-        page: base64 WebP frames, their alt texts and readouts (identical ones stored once)
-        keyed by the control indices."""
+        """``{"images", "phone", "alts", "readouts", "index": {key: [image, alt, readout,
+        phone image]}, "min_px": [image, phone image]}`` for the page: WebP frames as data
+        URIs (the site's build moves them to files: ``companion.site.frames``), the same
+        frames laid out for a phone, their alt texts and readouts (identical ones stored
+        once) keyed by the control indices, and the smallest text of each set of frames in
+        pixels of its images."""
         import base64
 
+        from companion.plotting import min_text_px
+
+        def uri(webp: bytes) -> str:
+            return "data:image/webp;base64," + base64.b64encode(webp).decode()
+
         if self._frames is None:
-            images, alts, reads, index = {}, {}, {}, {}
+            images, phone, alts, reads, index = {}, {}, {}, {}, {}
+            small = [float("inf"), float("inf")]
             for params in self.combinations():
-                frame = base64.b64encode(self.figure.webp(params)).decode()
+                frame = uri(self.figure.webp(params))
                 alt, read = self.figure.describe(), self.readout_text(params)
+                narrow = uri(self.phone.webp(params))
+                for k, fig in enumerate((self.figure.fig, self.phone.fig)):
+                    small[k] = min(small[k], min_text_px(fig))
                 index[self._key(params)] = [
                     images.setdefault(frame, len(images)),
                     alts.setdefault(alt, len(alts)),
                     reads.setdefault(read, len(reads)),
+                    phone.setdefault(narrow, len(phone)),
                 ]
             self._frames = {
                 "images": list(images),
+                "phone": list(phone),
                 "alts": list(alts),
                 "readouts": list(reads),
                 "index": index,
+                "min_px": [round(v, 2) for v in small],
+                "phone_px": list(self.phone.size_px),
             }
             self.figure.render(self.defaults)  # leave the figure where the controls are
         return self._frames
@@ -165,9 +220,12 @@ class Explore:
         ``book/_assets/companion.js`` steps it)."""
         import json
 
+        from companion.plotting import PHONE_MEDIA
+
         frames = self.frames()
         start = frames["index"][self._key(self.defaults)]
         width, height = self.figure.size_px
+        pw, ph = frames["phone_px"]
         ctls = []
         for name, ctl in self.controls.items():
             vals = self._values[name]
@@ -194,16 +252,21 @@ class Explore:
         data = {
             "params": list(self.controls),
             "texts": [[c.text(v) for v in self._values[n]] for n, c in self.controls.items()],
-            **frames,
+            **{k: v for k, v in frames.items() if k not in ("min_px", "phone_px")},
         }
         payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+        wide_px, phone_px = frames["min_px"]
+        # the phone layout where the site's phone layout applies; each image says how large
+        # its smallest text is in its own pixels (the browser suite checks it as shown)
         return (
             '<div class="companion-explore">'
             f'<div class="companion-explore-controls">{"".join(ctls)}</div>'
-            '<div class="companion-explore-frame">'
+            '<div class="companion-explore-frame"><picture>'
+            f'<source media="{PHONE_MEDIA}" width="{pw}" height="{ph}" '
+            f'srcset="{frames["phone"][start[3]]}" data-min-font-px="{phone_px}">'
             f'<img class="companion-explore-figure" width="{width}" height="{height}" '
-            f'src="data:image/webp;base64,{frames["images"][start[0]]}" '
-            f'alt="{_esc(frames["alts"][start[1]])}"></div>'
+            f'src="{frames["images"][start[0]]}" data-min-font-px="{wide_px}" '
+            f'alt="{_esc(frames["alts"][start[1]])}"></picture></div>'
             '<p class="companion-explore-readout" aria-live="polite">'
             f"{_esc(frames['readouts'][start[2]])}</p>"
             '<p class="companion-explore-snap" aria-live="polite"></p>'

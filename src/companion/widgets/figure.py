@@ -138,13 +138,28 @@ class PersistentFigure:
     Without ``update``, every move clears the figure and calls ``draw`` again (slower,
     same picture). The layout (constrained) is computed once, for the first parameters,
     and then frozen. Text is raised to :data:`companion.plotting.MIN_FONT_PT`.
+
+    ``phone``: the figure laid out for a phone (:func:`companion.plotting.stack`: its panels
+    one under another, ``figsize`` narrowed), as the page shows it on a small screen.
+    ``check(params) -> params``: refuses a bad setting before anything is drawn (an Explore
+    figure's controls). A move that fails leaves the figure as it was first laid out, so
+    the next move draws as if the failed one had never been asked for.
     """
 
     def __init__(
-        self, draw: Callable, update: Callable | None = None, *, figsize=(8, 3.6), dpi=100
+        self,
+        draw: Callable,
+        update: Callable | None = None,
+        *,
+        figsize=(8, 3.6),
+        dpi=100,
+        phone: bool = False,
+        check: Callable | None = None,
     ):
         self._draw, self._update = draw, update
         self.figsize, self.dpi = tuple(figsize), dpi
+        self.phone, self._check = bool(phone), check
+        self._first = None  # the parameters the layout was frozen at
         self.fig = None
         self.full_redraws = self.partial_redraws = 0
         self._state = self._positions = self._background = None
@@ -153,8 +168,10 @@ class PersistentFigure:
 
     @property
     def size_px(self) -> tuple[int, int]:
-        """(width, height) of the rendered image in pixels."""
-        return round(self.figsize[0] * self.dpi), round(self.figsize[1] * self.dpi)
+        """(width, height) of the rendered image in pixels (a phone layout's height is
+        known once it is drawn)."""
+        w, h = self.figsize if self.fig is None else self.fig.get_size_inches()
+        return round(w * self.dpi), round(h * self.dpi)
 
     def render(self, params: Mapping):
         """Pixels of the figure for ``params``: an (height, width, 3) uint8 array."""
@@ -196,6 +213,28 @@ class PersistentFigure:
         return buf.getvalue()
 
     def _paint(self, params: Mapping) -> None:
+        """Bring the canvas to ``params`` (checked first); after a failure, back to the
+        first layout (a half-moved figure would break every later move)."""
+        params = dict(params) if self._check is None else self._check(params)
+        try:
+            self._move_to(params)
+        except Exception:
+            first = self._first
+            self._forget()
+            if first is not None:
+                try:
+                    self._move_to(first)
+                except Exception:
+                    self._forget()
+            raise
+        if self._first is None:
+            self._first = params
+
+    def _forget(self) -> None:
+        self.fig = self._state = self._positions = self._background = self._pixels = None
+        self._animated, self._boxes, self._cells = [], {}, {}
+
+    def _move_to(self, params: Mapping) -> None:
         """Bring the canvas to ``params``: update, redraw what changed, blit the rest."""
         import matplotlib
 
@@ -234,6 +273,7 @@ class PersistentFigure:
         if self._positions is None:  # freeze the first layout
             self.fig.set_layout_engine("none")
             self._positions = [ax.get_position() for ax in self.fig.axes]
+            self._size = tuple(self.fig.get_size_inches())
         self._animated = _animated_artists(self.fig)
         if self._update is not None:  # footprints, for redrawing single panels later
             renderer = canvas.get_renderer()
@@ -313,7 +353,7 @@ class PersistentFigure:
             self.fig = Figure(figsize=self.figsize, dpi=self.dpi, layout="constrained")
             self.fig.set_facecolor("white")
             FigureCanvasAgg(self.fig)
-            self._state = self._draw(self.fig, **params)
+            self._state = self._drawn(params)
             readable(self.fig)
             return True
         if self._update is not None:
@@ -329,7 +369,7 @@ class PersistentFigure:
             readable(self.fig, axes=changed)
             return changed
         self.fig.clear()
-        self._state = self._draw(self.fig, **params)
+        self._state = self._drawn(params)
         readable(self.fig)
         axes = self.fig.axes
         if len(axes) == len(self._positions):
@@ -340,6 +380,16 @@ class PersistentFigure:
             self.fig.canvas.draw()
             self.fig.set_layout_engine("none")
         return True
+
+    def _drawn(self, params):
+        from companion.plotting import stack
+
+        state = self._draw(self.fig, **params)
+        if self.phone:
+            stack(self.fig)
+            if self._positions is not None:  # laid out once: the first layout's size
+                self.fig.set_size_inches(self._size)
+        return state
 
     def describe(self) -> str:
         """Alt text for the figure as last rendered."""

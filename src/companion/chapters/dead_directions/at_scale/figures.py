@@ -8,7 +8,6 @@ import numpy as np
 
 from companion.chapters.dead_directions.at_scale.records import (
     random_init,
-    record_label,
     records,
     stack_label,
     trained_models,
@@ -217,22 +216,44 @@ def draw_whisper(fig, scale: str = "cpu"):
     """Left: the exactness statistic ρ = v*ᵀCv*/Σv*ᵢ²Cᵢᵢ of trained Whisper's two final
     LayerNorms against its controls (log scale). Right: the block-to-block σ_min steps of both
     stacks, trained and at random init, ± 2 jackknife SE."""
+    from matplotlib.lines import Line2D
+
     recs = whisper_records(scale)
     ax1, ax2 = fig.subplots(1, 2)
-    bars = []  # (label, ρ, colour): the kernel in blue, the controls in orange
-    for r in (r for r in recs if r["init"] == "trained"):
-        stack, c = stack_label(r["model"]), r.get("controls", {})
-        bars.append((f"{stack}\nfloat32", r["diag_rayleigh"], COLORS["theory"]))
-        bars.append(
-            (f"{stack}\nfloat64", abs(r.get("diag_rayleigh_fp64", np.nan)), COLORS["theory"])
+    # per trained stack (one tick each), side by side: the kernel's ρ in float32 and float64
+    # (blue), then the controls (shuffled γ, the RMSNorm swap); ρ under 1e-20 drawn at 1e-20
+    kinds = (
+        ("kernel v*, float32", "o", COLORS["theory"], True),
+        ("kernel v*, float64", "s", COLORS["theory"], False),
+        ("control: shuffled γ", "x", COLORS["sim"], True),
+        ("control: RMSNorm swap", "^", COLORS["alt"], True),
+    )
+    trained = [r for r in recs if r["init"] == "trained"]
+    for i, r in enumerate(trained):
+        c = r.get("controls", {})
+        values = (
+            [r["diag_rayleigh"]],
+            [abs(r.get("diag_rayleigh_fp64", np.nan))],
+            [s["diag_rayleigh"] for s in c.get("shuffled_gamma", [])],
+            [c.get("norm_swap", {}).get("diag_rayleigh", np.nan)],
         )
-        for s in c.get("shuffled_gamma", []):
-            bars.append((f"{stack}\nshuffled γ", s["diag_rayleigh"], COLORS["sim"]))
-        swap = c.get("norm_swap", {}).get("diag_rayleigh", np.nan)
-        bars.append((f"{stack}\nRMS swap", swap, COLORS["sim"]))
-    ax1.bar(range(len(bars)), [max(v, 1e-20) for _, v, _ in bars], color=[c for *_, c in bars])
-    ax1.set_xticks(range(len(bars)), [b for b, *_ in bars], rotation=90, fontsize=8)
-    ax1.set(yscale="log", ylabel="ρ = v*ᵀCv* / Σ v*ᵢ² Cᵢᵢ", title="trained: kernel vs controls")
+        for k, ((label, mark, colour, filled), v) in enumerate(zip(kinds, values, strict=True)):
+            v = np.maximum(np.asarray(v, dtype=float), 1e-20)
+            x = i + 0.2 * (k - 1.5) + np.linspace(-0.05, 0.05, v.size) * (v.size > 1)
+            ax1.plot(
+                x, v, mark, color=colour, mfc=colour if filled else "none", ms=5,
+                label=label if i == 0 else None,
+            )  # fmt: skip
+    names = [stack_label(r["model"]) for r in trained]
+    ax1.set_xticks(range(len(trained)), names, rotation=30, ha="right")
+    ax1.set(
+        yscale="log",
+        xlim=(-0.6, len(trained) - 0.4),
+        ylabel="ρ = v*ᵀCv* / Σ v*ᵢ² Cᵢᵢ",
+        title="trained: kernel vs controls",
+    )
+    ax1.grid(alpha=0.3, axis="y")
+    legend(ax1)
     for r in recs:
         steps = np.asarray(r.get("sigma_step_no_pos0") or [])
         se = np.asarray(r.get("sigma_step_se_no_pos0") or [np.nan] * steps.size, dtype=float)
@@ -241,9 +262,7 @@ def draw_whisper(fig, scale: str = "cpu"):
         mark = "s" if "tiny" in r["model"] else "o"  # tiny.en's stacks: squares
         if r["layers"] == len(steps):
             x = np.arange(1, steps.size + 1)
-            ax2.errorbar(
-                x, steps, yerr=2 * se, fmt=mark + ls, ms=3, color=col, label=record_label(r)
-            )
+            ax2.errorbar(x, steps, yerr=2 * se, fmt=mark + ls, ms=3, color=col)
     ax2.axhline(1.0, color=COLORS["grey"], lw=1)
     ax2.set(
         yscale="log",
@@ -251,4 +270,15 @@ def draw_whisper(fig, scale: str = "cpu"):
         ylabel="σ_min(X_ℓ) / σ_min(X_ℓ₋₁)",
         title="pre-norm stream, block to block",
     )
-    ax2.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    # the styles, once each (a line per record would be 12 entries): colour the stack,
+    # marker the model, line the initialisation (the random inits at two depths)
+    grey = COLORS["grey"]
+    keys = [
+        ("decoder", dict(color=COLORS["theory"])),
+        ("encoder", dict(color=COLORS["alt"])),
+        ("trained", dict(color=grey)),
+        ("random init", dict(color=grey, ls=":")),
+        ("Whisper-base", dict(color=grey, marker="o", ls="none")),
+        ("tiny.en", dict(color=grey, marker="s", ls="none")),
+    ]
+    legend(ax2, [Line2D([], [], ms=4, **kw) for _, kw in keys], [k for k, _ in keys])

@@ -352,7 +352,9 @@ def readout(step: int = 2000, scale: str = "cpu") -> str:
 
 def explore(scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: one control, the checkpoint (every one precomputed)."""
-    steps = _steps_of(scale)
+    from companion.scale import check_scale
+
+    steps = _steps_of(check_scale(scale))
     controls = {"step": control(steps[-1], values=steps, label="checkpoint (step)", fmt="d")}
 
     def at_scale(fig, **params):

@@ -336,6 +336,9 @@ def draw(fig, t: float = 1.0, direction: str = "flat curve (β compensated)", sc
 
 def explore(scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: every decade of t x every direction precomputed."""
+    from companion.scale import check_scale
+
+    check_scale(scale)
     controls = {
         "t": control(1.0, 1e-4, 100.0, 1.0, log=True, label="step t", values=T_VALUES),
         "direction": control(

@@ -152,6 +152,13 @@ def update(state, **params):
 def explore(model: str = "smollm2-135m", scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: every flip fraction x leverage metric, all precomputed
     (drawn from the results files: nothing is run on a move)."""
+    from companion.llm.registry import list_models
+    from companion.scale import check_scale
+
+    check_scale(scale)
+    names = [s.name for s in list_models()]
+    if model not in names:
+        raise ValueError(f"`model` must be a registered model ({', '.join(names)}); got {model!r}")
     controls = {
         "p": control(0.001, options=sorted(PS), label="flip fraction p"),
         "metric": control("nll", options=(("NLL", "nll"), ("PPL", "ppl")), label="leverage of"),
@@ -184,16 +191,15 @@ def draw_table1(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     )
     ax.axhline(2 / np.pi, color=COLORS["theory"], lw=2, label="2/π")
     ax.axhline(0.6084, color=COLORS["paper"], ls="--", lw=1, label="paper TinyLlama mean (row)")
-    ax.set_xticks(
-        x,
-        [
-            r["layer"].replace("model.layers.", "L").replace("self_attn.", "").replace("mlp.", "")
-            for r in rows
-        ],
-        rotation=70,
+    # the layers' names are Table 1's rows, in this order: numbered here, so that the legend
+    # sits under the panel on a phone too
+    ax.set_xticks(x[::2] if len(x) > 10 else x)
+    ax.set(
+        xlabel="Linear layer (Table 1's rows, in order)",
+        ylabel="cos²",
+        title=f"{model}: {len(rows)} evenly spaced Linear layers",
     )
-    ax.set(ylabel="cos²", title=f"{model}: 20 evenly spaced Linear layers")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # off the data
+    legend(ax)
 
 
 def draw_alpha(fig, model: str = "smollm2-135m", scale: str = "cpu", norm: str = "ratio"):
