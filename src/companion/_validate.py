@@ -443,6 +443,6 @@ def check_work(ops: float, name: str, value, *, what: str, limit: float = WORK_L
     """
     if ops > limit:
         raise ValueError(
-            f"`{name}` must keep the work under {limit:.3g} operations (about half an hour "
-            f"on one core); got {_value(value)}, which needs about {ops:.3g} ({what})"
+            f"`{name}` must keep the work under {limit:.3g} operations (about {limit / 2e11:.3g}"
+            f" hours on one core); got {_value(value)}, which needs about {ops:.3g} ({what})"
         )

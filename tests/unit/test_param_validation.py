@@ -171,6 +171,8 @@ VALID = {
     "stats.ratio_difference_estimate": dict(
         num_a=[2.0, 4.0, 6.0], den_a=[1.0, 2.0, 3.0], num_b=[2.0, 4.1, 6.0], den_b=[1.0, 2.0, 3.0]
     ),
+    # budget
+    "theory.budget.check_sizes": dict(sizes={"n": 8}, elements=64.0, ops=512.0, what="8 x 8"),
     # bussgang
     "theory.bussgang.absolute_moments": dict(dist="student_t", nu=5.0),
     "theory.bussgang.bussgang_cos2": dict(dist="gaussian", n=10, nu=5.0),
@@ -661,6 +663,47 @@ def test_empty_input_gives_empty_result(key, param):
         _call(key, 0, {param: np.empty((0,) + arr.shape[1:])})
 
 
+def _huge_sizes():
+    """(key, variant, param, value) for every integer parameter of theory and stats."""
+    for key in sorted(k for k in VALID if _collected(k) and k.split(".")[0] in HUGE_PACKAGES):
+        for variant, row in enumerate(_variants(key)):
+            for p in _parameters(key):
+                value = row.get(p.name, p.default)
+                if p.name != "rng" and _is_int(value, p.annotation) and value is not None:
+                    for huge in (10**15, 10**18):
+                        yield _param(f"{key}-{variant}-{p.name}={huge:.0e}", key, variant,
+                                     p.name, huge)  # fmt: skip
+
+
+#: Packages whose integer parameters ``test_a_huge_size_is_refused_or_answered`` sweeps.
+HUGE_PACKAGES = ("theory", "stats")
+
+
+@pytest.mark.parametrize("key, variant, param, value", list(_huge_sizes()))
+def test_a_huge_size_is_refused_or_answered(key, variant, param, value):
+    """A size of 10**15 or 10**18 (a typo) is refused in one line naming a parameter, before
+    any work, or answered (closed forms): 30 theory functions met numpy's "array is too big",
+    a MemoryError, a loop of hours or an overflow instead (issue 22's bounds, beyond its
+    examples)."""
+    import signal
+
+    def _late(*_):
+        raise TimeoutError(f"{key}({param}={value:.0e}) ran for more than 20 s")
+
+    old = signal.signal(signal.SIGALRM, _late)
+    signal.alarm(20)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # an overflow is no answer
+            _call(key, variant, {param: value})
+    except (TypeError, ValueError) as err:
+        msg = str(err)
+        assert re.match(r"`\w+(\[[^`\]]*\])?` ", msg) and "\n" not in msg, msg
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
 # --------------------------------------------------------------------------- edge cases
 
 _ASYM = np.array([[2.0, 1.0], [0.0, 2.0]])  # asymmetric by 1: not a covariance
@@ -692,6 +735,11 @@ EDGE_CASES = [
         lambda: norms.rmsnorm([10**400, 1.0]),  # was a raw OverflowError
         ValueError,
         "`u` must be within the float64 range (|x| <= 1.8e308); got an integer of 401 digits",
+    ),
+    (
+        lambda: bg.bussgang_cos2("gaussian", n=10**400),  # was a raw OverflowError
+        ValueError,
+        "`n` must be an integer that fits in 64 bits (|x| < 2**63); got ~1e400",
     ),
     (
         lambda: bg.bussgang_cos2("student_t", nu=10**400),  # was a raw OverflowError
@@ -940,8 +988,9 @@ def test_documented_edge_results():
         # below half a unit beyond the largest value a cast rounds to the largest (65519 was
         # refused as "outside the float16 range"; 3.4e38 became a silent bfloat16 inf)
         assert lk.round_to_precision([-65519.0], "float16")[0] == -65504.0
-        # an n beyond float64 is the infinite-width limit (was a raw OverflowError)
-        assert bg.bussgang_cos2("gaussian", n=10**400) == bg.bussgang_cos2("gaussian")
+        # the largest n is the infinite-width limit (10**400 was a raw OverflowError; it
+        # is refused now, as every integer beyond 64 bits)
+        assert bg.bussgang_cos2("gaussian", n=2**63 - 1) == bg.bussgang_cos2("gaussian")
         assert lk.round_to_precision([3.3961e38], "bfloat16")[0] == (2 - 2**-7) * 2.0**127
         # a zero target needs no support: the perturbation of an all-zero W is zero
         np.testing.assert_array_equal(pt.magnitude_delta(np.zeros((2, 2)), 0.0), np.zeros((2, 2)))

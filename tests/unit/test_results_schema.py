@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -84,6 +85,32 @@ def test_each_experiment_file_has_its_schema():
     assert results.schema_for("x/multilayer/expb-smoke.jsonl") is sch.MULTILAYER
     assert results.schema_for("x/gpt2/outlier-random-cpu.jsonl") is sch.SIGN_FLIPS
     assert results.schema_for("x/walk/walk-cpu.jsonl") is sch.BASE
+    assert results.schema_for("x/sigma_split_smoke/sigma_split.jsonl") is sch.SIGMA_SPLIT
+    assert results.schema_for("x/walk/walk.jsonl") is sch.WALK
+    assert results.schema_for("x/train/trajectory.jsonl") is sch.TRAJECTORY
+
+
+@pytest.mark.parametrize(
+    "folder, name, drop, why",
+    [
+        ("sigma_split", "sigma_split.jsonl", "model", "field 'model': missing (a string)"),
+        ("sigma_split", "sigma_split.jsonl", "split_mlp", "field 'split_mlp': missing (an array)"),
+        ("walk", "walk.jsonl", "curves", "field 'curves': missing (an object)"),
+        ("train", "trajectory.jsonl", "norms", "field 'norms': missing (an array)"),
+    ],
+)
+def test_records_of_the_later_experiments_are_read_through_their_schema(
+    tmp_path, folder, name, drop, why
+):
+    """A sigma-split record without "model" was a KeyError in ``companion claims``, one
+    without "split_mlp" an IndexError: their files had no schema (nor walk's, training's)."""
+    first = (ROOT / "results" / folder / name).read_text().splitlines()[0]
+    rec = json.loads(first)
+    rec.pop(drop)
+    path = tmp_path / name
+    path.write_text(first + "\n" + json.dumps(rec | {"key": "other"}) + "\n")
+    with pytest.raises(results.RecordError, match=rf"{name} line 2: {re.escape(why)}$"):
+        results.ResultStore(path)
 
 
 def test_committed_records_satisfy_their_schemas():

@@ -25,6 +25,9 @@ __all__ = [
     "BASE",
     "DEAD_DIRECTIONS",
     "SCHEMAS",
+    "SIGMA_SPLIT",
+    "TRAJECTORY",
+    "WALK",
     "CorruptResults",
     "RecordError",
     "RecordSchema",
@@ -206,6 +209,36 @@ MULTILAYER = RecordSchema(
     optional=_STANDARD,
 )  # fmt: skip
 
+#: ``companion run sigma-split`` (read by the at-scale chapter's split table and its claim).
+_SPLIT_ARRAYS = ("sigma_min", "attn", "attn_se", "mlp", "mlp_se", "block", "block_se")
+SIGMA_SPLIT = RecordSchema(
+    "sigma-split",
+    required={"key": "string", "model": "string", "init": "string", "scale": "string",
+              "settings": "object", "width": "integer", "layers": "integer",
+              "localised": "array", "split_tokens": "integer", "split_folds": "integer",
+              **{f"split_{a}": "array" for a in _SPLIT_ARRAYS}},
+    optional=_STANDARD,
+)  # fmt: skip
+
+#: ``companion run walk`` (read by the walk chapter and its claims).
+WALK = RecordSchema(
+    "walk",
+    required={"key": "string", "model": "string", "settings": "object", "d": "integer",
+              "n_tokens": "integer", "norm": "string", "c": "number", "ts": "array",
+              "curves": "object", "kfac_dead": "object", "kfac_random": "array",
+              "run_s": "number"},
+    optional={**_STANDARD, "flat_refused": "string|null"},
+)  # fmt: skip
+
+#: ``companion train-geometry`` (read by the training chapter and its claims).
+TRAJECTORY = RecordSchema(
+    "train-geometry",
+    required={"key": "string", "model": "string", "settings": "object", "step": "integer",
+              "sha256": "string", "norm": "string", "norms": "array", "linears": "array",
+              "profile": "object", "flips": "object", "val_loss": "number"},
+    optional={**_STANDARD, "train_loss": "number|null"},
+)  # fmt: skip
+
 _SIGN_FLIP_FILES = ("table1", "outlier", "leverage", "alpha", "columns", "sign-vs-magnitude",
                     "outlier-random")  # fmt: skip
 
@@ -214,6 +247,9 @@ SCHEMAS = (
     ("dead_directions.jsonl", DEAD_DIRECTIONS),
     ("table2-*.jsonl", THEOREM3),
     ("expb-*.jsonl", MULTILAYER),
+    ("sigma_split.jsonl", SIGMA_SPLIT),
+    ("walk.jsonl", WALK),
+    ("trajectory.jsonl", TRAJECTORY),
     *((f"{name}-*.jsonl", SIGN_FLIPS) for name in _SIGN_FLIP_FILES),
 )
 

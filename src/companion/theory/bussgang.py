@@ -142,8 +142,7 @@ def bussgang_cos2(dist: str = "gaussian", *, n: int | None = None, nu: float = 5
     if not np.isfinite(m4):
         raise ValueError(f"`nu` must be > 4 for a finite-n correction; got {nu:g}")
     corr = (m2 - m1**2) / m2 - 2 * m1 * (m3 - m1 * m2) / m2**2 + m1**2 * (m4 - m2**2) / m2**3
-    # an n beyond float64 (10**400) contributes nothing (corr / n is then below 1e-300)
-    return float(limit + (corr / n if n < 2**1000 else 0.0))
+    return float(limit + corr / n)
 
 
 def sample_weights(shape, dist: str = "gaussian", *, nu: float = 5.0, rng=None) -> np.ndarray:

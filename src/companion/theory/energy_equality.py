@@ -30,6 +30,7 @@ from companion._validate import (
     check_real,
 )
 from companion.stats import MCEstimate, mean_estimate, ratio_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.perturbations import (
     gaussian_weights,
     independent_noise_delta,
@@ -76,6 +77,9 @@ def simulate_energy_equality(delta_W, *, samples: int = 4000, rng=None) -> MCEst
     samples = check_int(samples, "samples", low=2)
     if dW.shape[1] < 2:
         raise ValueError(f"`delta_W` must have at least 2 columns (n >= 2); got shape {dW.shape}")
+    m, n = dW.shape
+    check_sizes({"samples": samples}, elements=samples * (n + m), ops=samples * n * m,
+                what=f"{samples} inputs x {n} + {m} outputs")  # fmt: skip
     x = sphere_inputs(samples, dW.shape[1], rng=rng)  # (samples, n)
     dz = x @ dW.T  # (samples, m)
     return mean_estimate(np.sum(dz * dz, axis=1))
@@ -181,6 +185,9 @@ def simulate_single_layer(
     m = n if m is None else check_int(m, "m", low=2)
     samples = check_int(samples, "samples", low=2)
     seeds = check_int(seeds, "seeds", low=2)
+    check_sizes({"n": n, "m": m, "samples": samples, "seeds": seeds},
+                elements=4 * m * n + samples * (n + 4 * m), ops=seeds * samples * n * m * 4,
+                what=f"{seeds} seeds of {samples} inputs through a {m} x {n} layer")  # fmt: skip
     g = as_generator(rng)
     rs, rn, rm, ts, tn, es, en = ([] for _ in range(7))
     for _ in range(seeds):

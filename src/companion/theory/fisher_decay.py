@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion._validate import as_generator, check_finite_array, check_int, check_real
+from companion.theory.budget import check_sizes
 
 __all__ = [
     "FisherCurve",
@@ -65,6 +66,21 @@ def _order(k, name: str = "k") -> float:
     return check_real(k, name, low=0.0, low_open=True)
 
 
+def _powers(k, compute, name: str = "k"):
+    """``compute()`` (arrays of powers of t), or one ValueError naming the order when one of
+    them overflows float64 (a huge k at t > 1 was a silent inf, then NaN)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = compute()
+    except OverflowError:  # a Python float: k**2 beyond 1.8e308
+        out = (np.inf,)
+    if not all(np.all(np.isfinite(v)) for v in out):
+        raise ValueError(
+            f"`{name}` must keep t^k and its derivative finite over `ts` (float64); got {k:g}"
+        )
+    return out
+
+
 def gaussian_anchor(k, ts) -> dict:
     """Closed forms of the Gaussian anchor ``x ~ N(mu(t), 1)``, ``mu(t) = t^k``.
 
@@ -80,7 +96,8 @@ def gaussian_anchor(k, ts) -> dict:
     True
     """
     k, ts = _order(k), _ts(ts)
-    return {"fisher": k**2 * ts ** (2 * (k - 1)), "kl": ts ** (2 * k) / 2}
+    fisher, kl = _powers(k, lambda: (k**2 * ts ** (2 * (k - 1)), ts ** (2 * k) / 2))
+    return {"fisher": fisher, "kl": kl}
 
 
 @dataclass(frozen=True)
@@ -131,8 +148,9 @@ def simulate_gaussian_fisher(k, ts, *, n: int = 20_000, rng=None) -> FisherCurve
     """
     k, ts = _order(k), _ts(ts)
     n = check_int(n, "n", low=2)
+    check_sizes({"n": n}, elements=3 * ts.size * n, what=f"{ts.size} x {n} samples")
     g = as_generator(rng)
-    mu, dmu = ts**k, k * ts ** (k - 1)  # (T,)
+    mu, dmu = _powers(k, lambda: (ts**k, k * ts ** (k - 1), (k * ts ** (k - 1)) ** 2))[:2]
     x = mu[:, None] + g.standard_normal((ts.size, n))  # (T, n) samples of p_t
     return _curve(ts, ((x - mu[:, None]) * dmu[:, None]) ** 2, dmu**2)
 
@@ -160,10 +178,11 @@ def simulate_chain_fisher(
     rho = check_real(rho, "rho")
     noise = check_real(noise, "noise", low=0.0, low_open=True)
     n = check_int(n, "n", low=2)
+    check_sizes({"n": n}, elements=4 * ts.size * n, what=f"{ts.size} x {n} samples")
     g = as_generator(rng)
     w = ts * (1 + rho * ts)  # (T,)
-    m = w**k
-    dm = k * w ** (k - 1) * (1 + 2 * rho * ts)  # d/dt (t (1 + rho t))^k
+    m, dm = _powers(k, lambda: (w**k, k * w ** (k - 1) * (1 + 2 * rho * ts), (k * w**k) ** 2))[:2]
+    # dm: d/dt (t (1 + rho t))^k
     x = g.standard_normal((ts.size, n))  # (T, n)
     y = m[:, None] * x + noise * g.standard_normal((ts.size, n))
     score = (y - m[:, None] * x) * x * dm[:, None] / noise**2

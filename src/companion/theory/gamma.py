@@ -17,6 +17,7 @@ from companion._validate import (
     check_nonempty,
     check_real,
 )
+from companion.theory.budget import check_sizes
 
 __all__ = ["effective_scale", "inverse_scale_direction", "sample_gamma"]
 
@@ -106,6 +107,7 @@ def sample_gamma(d: int, sigma: float = 1.0, *, signs: bool = True, rng=None) ->
     array([1., 1., 1.])
     """
     d = check_int(d, "d", low=2)
+    check_sizes({"d": d}, elements=2 * d, what=f"{d} scales")
     sigma = check_real(sigma, "sigma", low=0.0)
     signs = check_bool(signs, "signs")
     rng = as_generator(rng)

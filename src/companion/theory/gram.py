@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion._validate import check_bool, check_finite_array, check_int
+from companion.theory.budget import check_sizes
 
 __all__ = ["GramAccumulator"]
 
@@ -82,6 +83,8 @@ class GramAccumulator:
 
     def __init__(self, d: int | None = None):
         self._d = None if d is None else check_int(d, "d", low=1)
+        if self._d is not None:
+            check_sizes({"d": self._d}, elements=self._d * (self._d + 1), what="a d x d sum")
         self.n = 0
         self._mean = None if self._d is None else np.zeros(self._d)
         self._m2 = None if self._d is None else np.zeros((self._d, self._d))

@@ -43,6 +43,7 @@ from companion._validate import (
     check_matrix,
     check_real,
 )
+from companion.theory.budget import check_sizes
 from companion.theory.kfac_lift import softmax
 from companion.theory.ln_kernel import inverse_scale_direction
 from companion.theory.norms import layernorm, rmsnorm
@@ -338,6 +339,8 @@ def toy_head_walk(
     from companion.theory.ln_kernel import sample_gamma
 
     V, d, n = check_int(V, "V", low=2), check_int(d, "d", low=2), check_int(n, "n", low=1)
+    check_sizes({"V": V, "d": d, "n": n}, elements=V * d + d * d + 3 * n * (d + V),
+                ops=n * d * (d + V), what=f"{n} states, a {V} x {d} head")  # fmt: skip
     kind = check_choice(kind, "kind", ("layernorm", "rmsnorm"))
     g = as_generator(rng)
     gamma = sample_gamma(d, 0.5, signs=True, rng=g)

@@ -36,6 +36,7 @@ from companion._validate import (
     check_real,
     check_symmetric,
 )
+from companion.theory.budget import check_sizes
 from companion.theory.ln_kernel import inverse_scale_direction, sample_gamma
 from companion.theory.norms import layernorm
 
@@ -361,6 +362,8 @@ def ln_softmax_head(
     V = check_int(V, "V", low=2)
     d = check_int(d, "d", low=2)
     n = check_int(n, "n", low=2)
+    check_sizes({"V": V, "d": d, "n": n}, elements=2 * V * d + d * d + 3 * n * (d + V),
+                ops=n * d * (d + V), what=f"{n} inputs, a {V} x {d} head")  # fmt: skip
     beta_scale = check_real(beta_scale, "beta_scale", low=0.0)
     gamma_sigma = check_real(gamma_sigma, "gamma_sigma", low=0.0)
     eps = check_real(eps, "eps", low=0.0)

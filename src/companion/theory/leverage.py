@@ -28,8 +28,8 @@ from companion._validate import (
     check_real,
 )
 from companion.stats import MCEstimate, ratio_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.perturbations import gaussian_weights
-from companion.theory.relu_kernel import relu_kernel
 
 __all__ = [
     "ABSTRACT_ALPHA_MAX",
@@ -64,8 +64,12 @@ def _check(alpha, n):
 
 
 def _flip_energy(alpha2):
-    """E(Delta h)^2 / sigma^2 for one flip on an entry with amplitude^2 ``alpha2`` (exact)."""
-    return 1 - 2 * relu_kernel(np.clip(1 - 2 * alpha2, -1.0, 1.0))
+    """E(Delta h)^2 / sigma^2 for one flip on an entry with amplitude^2 ``alpha2`` (exact):
+    1 - 2 k(1 - 2x), x = alpha2, k the arc-cosine kernel, written as
+    2x + (2/pi) ((1 - 2x) arcsin(sqrt x) - sqrt(x (1 - x))) so that nothing cancels at
+    small x (1 - 2 k(1 - 2/n) lost all its digits by n ~ 1e16 and was 0 beyond 2^53)."""
+    x = np.clip(alpha2, 0.0, 1.0)
+    return 2 * x + (2 / np.pi) * ((1 - 2 * x) * np.arcsin(np.sqrt(x)) - np.sqrt(x * (1 - x)))
 
 
 def leverage(alpha, n: int, *, kind: str = "post_relu"):
@@ -142,6 +146,8 @@ def simulate_leverage(
         raise ValueError(f"`alpha` must be a scalar; got shape {a.shape}")
     alpha = float(a)
     samples = check_int(samples, "samples", low=2)
+    check_sizes({"n": n, "samples": samples}, elements=4 * (2**20 + n + samples),
+                ops=samples * n, what=f"{samples} rows of {n} weights")  # fmt: skip
     stage = check_choice(stage, "stage", ("pre_relu", "post_relu"))
     g = as_generator(rng)
     if check_bool(full_rows, "full_rows"):

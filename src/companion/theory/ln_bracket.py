@@ -29,6 +29,7 @@ from companion._validate import (
     check_int,
     check_real,
 )
+from companion.theory.budget import check_sizes
 from companion.theory.norms import layernorm
 
 __all__ = ["bracket_chain", "bracket_rates", "crossover_t", "dead_passthrough", "ln_jacobian"]
@@ -162,6 +163,8 @@ def bracket_chain(
     norm = check_bool(norm, "norm")
     d = check_int(d, "d", low=2)
     n = check_int(n, "n", low=2)
+    check_sizes({"d": d, "n": n}, elements=d * d + 4 * n * d, ops=ts.size * n * d * d,
+                what=f"{ts.size} steps of {n} x {d} states")  # fmt: skip
     g = as_generator(rng)
     M = g.standard_normal((d, d))
     M /= np.linalg.norm(M, axis=1, keepdims=True)  # (d, d) unit rows: Var(h_i) = t^(2 k_pre)

@@ -26,6 +26,7 @@ import numpy as np
 
 from companion._validate import as_generator, check_finite_array, check_int, check_real
 from companion.stats import MCEstimate, mean_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.fisher_decay import FisherCurve
 
 __all__ = [
@@ -138,6 +139,7 @@ def simulate_inverse_variance(d: int, *, n: int = 100_000, rng=None) -> MCEstima
     """
     d = check_int(d, "d", low=2)
     n = check_int(n, "n", low=2)
+    check_sizes({"d": d, "n": n}, elements=3 * n * d, what=f"{n} x {d} draws")
     g = as_generator(rng)
     x = g.standard_normal((n, d))
     xc = x - x.mean(axis=1, keepdims=True)
@@ -162,6 +164,7 @@ def simulate_three_term(ts, b=(1e-3, 1.0, 1e-2), *, n: int = 20_000, rng=None) -
     if b.shape != (3,):
         raise ValueError(f"`b` must have length 3 (b0, b1, b2); got length {b.shape[0]}")
     n = check_int(n, "n", low=2)
+    check_sizes({"n": n}, elements=5 * ts.size * n, what=f"{ts.size} x {n} x 3 draws")
     g = as_generator(rng)
     dm = np.stack([b[0] * np.ones_like(ts), b[1] * ts, b[2] * ts**2], axis=1)  # (T, 3)
     e = g.standard_normal((ts.size, n, 3))  # x - m(t)

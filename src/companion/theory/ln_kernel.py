@@ -37,6 +37,7 @@ from companion._validate import (
     check_int,
 )
 from companion.stats import MCEstimate, mean_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.covariance import (
     bottom_direction,
     centred_covariance,
@@ -107,6 +108,8 @@ def sample_inputs(n_samples: int, d: int, dist: str = "gaussian", *, rng=None) -
     """
     n = check_int(n_samples, "n_samples", low=1)
     d = check_int(d, "d", low=2)
+    check_sizes({"n_samples": n, "d": d}, elements=d * d + 2 * n * d, ops=n * d * d,
+                what=f"{n} x {d} inputs")  # fmt: skip
     check_choice(dist, "dist", INPUT_DISTRIBUTIONS)
     rng = as_generator(rng)
     mix = rng.standard_normal((d, d)) / np.sqrt(d)  # (d, d)

@@ -40,6 +40,7 @@ from companion._validate import (
     check_real,
 )
 from companion.stats import MCEstimate
+from companion.theory.budget import check_sizes
 from companion.theory.compounding import (
     ACTIVATIONS,
     AUTHOR_BETA_FITS,
@@ -185,15 +186,11 @@ def simulate_chain(
     depth = check_int(depth, "depth", low=1)
     samples = check_int(samples, "samples", low=1)
     seeds = check_int(seeds, "seeds", low=2)
-    from companion._validate import check_memory  # energies per (seed, depth); 3 chains' inputs
-
-    need = {"depth": 32.0 * seeds * depth, "samples": 12.0 * samples * m, "m": 8.0 * m * m}
-    big = max(need, key=need.get)
-    check_memory(
-        sum(need.values()),
-        big,
-        {"depth": depth, "samples": samples, "m": m}[big],
-        what=f"{seeds} seeds x {depth} depths of energies, {samples} x {m} inputs",
+    check_sizes(  # energies per (seed, depth); 3 chains' inputs; a weight matrix per layer
+        {"m": m, "depth": depth, "samples": samples, "seeds": seeds},
+        elements=4.0 * seeds * depth + 1.5 * samples * m + m * m,
+        ops=3.0 * seeds * depth * samples * m * m,
+        what=f"{seeds} seeds x {depth} layers of {samples} x {m} activations",
     )
     perturb = check_choice(perturb, "perturb", PERTURB_MODES)
     readout = (

@@ -31,6 +31,7 @@ from companion._validate import (
     check_real,
     check_shape,
 )
+from companion.theory.budget import check_sizes
 
 __all__ = [
     "gaussian_weights",
@@ -70,6 +71,9 @@ def sphere_inputs(samples: int, n: int, *, rng=None, dtype=np.float64) -> np.nda
     """
     samples = check_int(samples, "samples", low=1)
     n = check_int(n, "n", low=2)
+    check_sizes(
+        {"samples": samples, "n": n}, elements=2 * samples * n, what=f"{samples} x {n} inputs"
+    )
     dtype = _float_dtype(dtype)
     g = as_generator(rng).standard_normal((samples, n), dtype=dtype)  # (samples, n)
     g /= np.linalg.norm(g, axis=1, keepdims=True)
@@ -86,6 +90,7 @@ def gaussian_weights(rows: int, cols: int, *, rng=None, dtype=np.float64) -> np.
     """
     rows = check_int(rows, "rows", low=1)
     cols = check_int(cols, "cols", low=1)
+    check_sizes({"rows": rows, "cols": cols}, elements=rows * cols, what=f"{rows} x {cols} weights")
     dtype = _float_dtype(dtype)
     W = as_generator(rng).standard_normal((rows, cols), dtype=dtype)  # (rows, cols)
     W /= np.sqrt(cols)

@@ -16,6 +16,7 @@ import numpy as np
 
 from companion._validate import check_choice, check_int, check_matrix, check_real
 from companion.stats import MCEstimate, mean_estimate, ratio_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.perturbations import sphere_inputs
 from companion.theory.relu_kernel import relu_kernel
 
@@ -175,6 +176,9 @@ def quantization_error_geometry(
     W = check_matrix(W, "W", min_rows=2, min_cols=2)
     check_choice(quantizer, "quantizer", tuple(QUANTIZERS))
     samples = check_int(samples, "samples", low=2)
+    m, n = W.shape
+    check_sizes({"samples": samples}, elements=samples * (n + 4 * m), ops=4 * samples * n * m,
+                what=f"{samples} inputs through a {m} x {n} matrix")  # fmt: skip
     zero = np.flatnonzero(~W.any(axis=1))
     if zero.size:
         raise ValueError(

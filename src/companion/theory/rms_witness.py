@@ -16,6 +16,7 @@ from companion._validate import (
     check_real,
 )
 from companion.stats import MCEstimate, mean_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.norms import layernorm, rmsnorm
 
 __all__ = [
@@ -40,6 +41,7 @@ def rms_witness_inputs(d: int) -> np.ndarray:
            [-0., -1.]])
     """
     d = check_int(d, "d", low=2)
+    check_sizes({"d": d}, elements=3 * d * d, what=f"2d x d inputs, d = {d}")
     eye = np.eye(d)
     return np.concatenate([eye, -eye])  # (2d, d)
 
@@ -113,6 +115,8 @@ def simulate_rms_witness_variance(
     """
     v, g = _check_v_gamma(v, gamma)
     samples = check_int(samples, "samples", low=2)
+    check_sizes({"samples": samples}, elements=3 * samples * g.shape[0],
+                what=f"{samples} x {g.shape[0]} inputs")  # fmt: skip
     eps = check_real(eps, "eps", low=0.0)
     rng = as_generator(rng)
     d = g.shape[0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion._validate import as_generator, check_finite_array, check_int, check_real
+from companion.theory.budget import check_sizes
 from companion.theory.norms import rmsnorm, rmsnorm_jacobian
 from companion.theory.perturbations import transverse_energy
 
@@ -71,6 +72,9 @@ def jacobian_fd_error(u, gain=None, *, directions: int = 4, h: float = 1e-5, rng
     u = check_finite_array(u, "u", ndim=1)
     h = check_real(h, "h", low=0.0, low_open=True)
     directions = check_int(directions, "directions", low=1)
+    d = u.shape[0]
+    check_sizes({"directions": directions}, elements=d * d, ops=directions * d * (d + 10),
+                what=f"{directions} directions at d = {d}")  # fmt: skip
     J = rmsnorm_jacobian(u, gain)  # (d, d)
     g = as_generator(rng)
     err = 0.0

@@ -30,6 +30,7 @@ from companion._validate import (
     check_symmetric,
 )
 from companion.stats import MCEstimate, mean_estimate
+from companion.theory.budget import check_sizes
 
 __all__ = [
     "deflate",
@@ -192,6 +193,12 @@ def simulate_schur_ratio(
     d = check_int(d, "d", low=2)
     n_samples = check_int(n_samples, "n_samples", low=d + 2)
     trials = check_int(trials, "trials", low=2)
+    check_sizes(
+        {"n_samples": n_samples, "trials": trials},
+        elements=2 * n_samples * d + trials,
+        ops=trials * n_samples * d * d,
+        what=f"{trials} trials of {n_samples} x {d}",
+    )
     centred = check_bool(centred, "centred")
     g = as_generator(rng)
     out = np.empty(trials)

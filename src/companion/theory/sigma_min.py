@@ -31,6 +31,7 @@ from companion._validate import (
     check_int,
     check_real,
 )
+from companion.theory.budget import check_sizes
 from companion.theory.gram import GramAccumulator, as_rows
 
 __all__ = [
@@ -200,6 +201,8 @@ def residual_toy(
     d = check_int(d, "d", low=2)
     depth = check_int(depth, "depth", low=0)
     n = check_int(n, "n", low=d)
+    check_sizes({"d": d, "depth": depth, "n": n}, elements=(depth + 1) * n * d + 3 * d * d,
+                ops=depth * n * d * d, what=f"{depth + 1} states of {n} x {d}")  # fmt: skip
     cancel = check_real(cancel, "cancel", low=0.0, high=2.0)
     scale = check_real(scale, "scale", low=0.0)
     g = as_generator(rng)

@@ -27,6 +27,7 @@ from companion._validate import (
     check_real,
 )
 from companion.stats import MCEstimate, mean_estimate, ratio_difference_estimate, ratio_estimate
+from companion.theory.budget import check_sizes
 from companion.theory.transverse_closed_forms import (
     PAPER_TABLE2,
     BranchMoments,
@@ -267,6 +268,12 @@ def _simulate_grid(ps, n, *, m, d, samples, seeds, batch, post_norm, rng, name="
     samples = check_int(samples, "samples", low=1)
     seeds = check_int(seeds, "seeds", low=2)
     batch = check_int(batch, "batch", low=1)
+    check_sizes(  # per seed: W1, W2, the flip masks; a batch of inputs and hidden units
+        {"n": n, "m": m, "d": d, "samples": samples, "seeds": seeds},
+        elements=(ps_arr.size + 3) * (m * n + d * m) + 8.0 * min(batch, samples) * (n + m + d),
+        ops=seeds * samples * (m * n + d * m) * (ps_arr.size + 2.0),
+        what=f"{seeds} seeds of {samples} inputs through {m} x {n} and {d} x {m} weights",
+    )
     post_norm = check_bool(post_norm, "post_norm")
     order = np.argsort(ps_arr)
     ps_sorted = [float(ps_arr[i]) for i in order]
