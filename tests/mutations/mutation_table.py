@@ -384,8 +384,18 @@ MUTATIONS = (
     M(
         "dong.real.count_matched_leverage",
         READ,
-        "the outlier pool's ΔNLL ×3 at every p (a leverage of 27)",
+        "the outlier pool's ΔNLL ×3 at every p: the ratio and its seed SE scale together, so "
+        "it stays within 4 SE of 1 and of n·E[α²] (the claim is unresolved: its scatter, not "
+        "its value, is what 40 seeds cannot beat)",
         _records_edit("|outlier|seed=", "dnll", 3.0),
+        expect="survives",
+    ),
+    M(
+        "dong.real.count_matched_leverage",
+        "companion.stats.ratio_estimate",
+        "the seed-level SE divided by √n once more (an SE of a mean of means): the ratios "
+        "then read as resolved",
+        post(lambda e, *a, **k: replace(e, stderr=e.stderr / math.sqrt(e.n))),
     ),
     M(
         "dong.real.leverage_nonlinear",
