@@ -13,6 +13,7 @@ from companion.llm.sign_flips.activations import log_spaced_columns, spearman
 from companion.llm.sign_flips.alpha import alpha_record
 from companion.llm.sign_flips.context import Context, Experiment
 from companion.llm.sign_flips.masks import column_flip_set
+from companion.results import run_record
 
 __all__: list[str] = []
 
@@ -21,10 +22,7 @@ def run(ctx: Context) -> None:
     ctx.record_baseline()
     target = ctx.target
     akey = f"alpha|{target}"
-    arec = ctx.store.get(akey)
-    if arec is None:
-        arec = {"key": akey, **alpha_record(ctx, target)}
-        ctx.store.append(arec)
+    arec = run_record(ctx.store, None, lambda: alpha_record(ctx, target), key=akey)
     a_ratio = np.asarray(arec["alpha_ratio"])
     cols = log_spaced_columns(a_ratio, ctx.cfg.n_columns)
     W = ctx.layers[target].weight

@@ -24,6 +24,7 @@ from companion.llm.sign_flips.activations import (
 from companion.llm.sign_flips.masks import FlipSet, pool_sizes
 from companion.llm.sign_flips.perturbations import perturbed
 from companion.llm.sign_flips.setups import Setup
+from companion.results import run_record
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,7 @@ class Context:
         """
         if self.store.done(key):
             return None
-        t0 = time.perf_counter() if since is None else since
-        fields = compute()
-        return self.store.append({"key": key, **fields, "wall_s": time.perf_counter() - t0})
+        return run_record(self.store, None, compute, key=key, timed="wall_s", since=since)
 
     def record_baseline(self) -> None:
         """Store the baseline NLL (once per results file)."""

@@ -175,7 +175,7 @@ class _Store:
     def records(self):
         return self.inner.records()
 
-    def append(self, rec):
+    def append(self, rec, *, command=None):  # the run's own command is written
         full = {
             "model": self.meta["model"],
             "dtype": self.meta["dtype"],
