@@ -65,7 +65,7 @@ def test_seminar_times_come_from_the_execution_record():
     assert "../slides/sign_magnitude/theorem3.html" in html
     assert "sign_magnitude/theorem3.html#explore" in html
     times = backmatter.exec_times_html(rec)
-    assert "Test CPU" in times and "7.66" not in times
+    assert "Test CPU" in times and "7.66" not in times and "make book" not in times
 
 
 def test_execution_record_is_one_file_read_from_a_checkout_or_the_package(tmp_path, monkeypatch):

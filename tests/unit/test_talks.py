@@ -14,7 +14,15 @@ import yaml
 from companion.chapters import CHAPTERS, module
 from companion.claims import ClaimResult
 from companion.ledger import all_claims
-from companion.site import handout, seminar, slide_check, slide_deck, slides, talk_spec
+from companion.site import (
+    handout,
+    reader_text,
+    seminar,
+    slide_check,
+    slide_deck,
+    slides,
+    talk_spec,
+)
 from companion.site.paths import deck_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,11 +257,13 @@ def _built_decks():
 
 @pytest.mark.parametrize("doc", _built_decks() or [pytest.param("none", marks=pytest.mark.skip)])
 def test_built_decks_are_talks(doc):
-    """On a built site (``make book``): every slide has notes, no talk slide pastes the page."""
+    """On a built site (``make book``): every slide has notes, no talk slide pastes the page,
+    no words meant for the builder (notes included)."""
     deck = (BUILT / deck_path(doc)).read_text(encoding="utf-8")
     page = (BUILT / f"{doc}.html").read_text(encoding="utf-8")
     assert slide_check.missing_notes(deck) == []
     assert slide_check.pasted(deck, page) == []
+    assert reader_text.page_problems(deck, pagename=deck_path(doc), budget=False) == []
 
 
 def test_a_long_list_of_claims_continues_on_slides_below():

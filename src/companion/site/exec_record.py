@@ -94,7 +94,8 @@ def secs(x: float | None) -> str:
 
 
 def exec_times_html(rec: dict | None = None) -> str:
-    """The Execution times table: every measured page with its seconds, and where."""
+    """The Execution times table: every measured page with its seconds, and where (the
+    command that recorded them is on the How this book is built page, not here)."""
     rec = exec_record() if rec is None else rec
     if rec is None:
         return "<p>No execution times have been recorded yet.</p>"
@@ -110,8 +111,7 @@ def exec_times_html(rec: dict | None = None) -> str:
     table = html_table(["page", "source file", "seconds"], rows, numeric=[False, False, True])
     return (
         f"{table}<p>{len(rec['seconds'])} pages, "
-        f"<b>{total / 60:.1f} min</b> in all, measured {html.escape(where(rec))} by "
-        f"<code>{html.escape(rec.get('command', ''))}</code>.</p>"
+        f"<b>{total / 60:.1f} min</b> in all, measured {html.escape(where(rec))}.</p>"
     )
 
 

@@ -91,7 +91,10 @@ PLAN = (
             "The dead direction γ⁻¹/‖γ⁻¹‖: prove it in two lines on the board; read it off "
             "the parameters with no forward pass."
         ),
-        "projector": "γ spread σ and width d: the bottom eigenvalue stays at zero",
+        "projector": (
+            "precision, then width d: in float64 the bottom eigenvalue stays at zero; in "
+            "bfloat16 |cos| falls as d grows"
+        ),
     },
     {
         "doc": "book/dead_directions/rms_no_kernel",
@@ -130,8 +133,8 @@ PLAN = (
         "doc": "book/dead_directions/schur_ratio",
         "minutes": 0,
         "plan": (
-            "Reading: the paper's formula for the Schur ratio is not available to this "
-            "project; the chapter is our own operationalisation, so its numbers are ours "
+            "Reading: the paper's formula for the Schur ratio is not available to us; the "
+            "chapter is our own operationalisation, so its numbers are ours "
             "and not the paper's, and they are better discussed than presented."
         ),
     },

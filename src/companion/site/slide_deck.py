@@ -252,12 +252,11 @@ def deck(html_dir: Path, doc: str, caption: str, nav: dict, scale: str, slot: st
         )
     )
     r, method = measured[spec["punchline"]]
-    # the claim in full, what the value rests on and its source: for the speaker
+    # the claim in full and what the value rests on, for the speaker (the command that wrote
+    # its records is the chapter's "Reproduce" box's business, not the talk's)
     basis = (
         f'<p class="deck-basis"><b>The claim:</b> {e(r.statement)}</p>'
-        f'<p class="deck-basis">{e(r.detail or r.reason)}'
-        + (f"<br>Source: {e(r.source)}" if r.source else "")
-        + "</p>"
+        f'<p class="deck-basis">{e(r.detail or r.reason)}</p>'
     )
     out.append(
         slide(

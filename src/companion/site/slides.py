@@ -19,7 +19,8 @@ The Sphinx extension (:mod:`companion.site.book_ext`) calls :func:`build` when a
 build finishes and links every chapter page to its deck; ``make slides`` rebuilds the decks
 of an existing build and checks them (:mod:`companion.site.slide_check`): in headless Chromium
 at 1280 × 720 and 1920 × 1080 (no overflow, no console error), speaker notes on every slide,
-no chapter paragraph pasted onto a talk slide, and → and Space advancing after every control.
+no chapter paragraph pasted onto a talk slide, no words meant for the builder, and → and
+Space advancing after every control.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.site import slide_check, slide_deck
+from companion.site import reader_text, slide_check, slide_deck
 from companion.site.paths import deck_path, repo_root
 from companion.site.seminar import talk_slot
 from companion.site.slide_page import soup
@@ -167,13 +168,16 @@ def build(html_dir: str | Path, root: str | Path, *, scale: str | None = None, l
 
 
 def _text_problems(html_dir: Path, root: Path) -> dict[str, list[str]]:
-    """Speaker notes missing, chapter prose pasted: ``{deck: [problems]}``."""
+    """Speaker notes missing, chapter prose pasted, words meant for the builder (the site's
+    reader-text check, :mod:`companion.site.reader_text`): ``{deck: [problems]}``."""
     out = {}
     for doc, _ in decks(root):
         deck = (html_dir / deck_path(doc)).read_text(encoding="utf-8")
         pg = (html_dir / f"{doc}.html").read_text(encoding="utf-8")
         out[deck_path(doc)] = [f"no speaker notes: {s}" for s in slide_check.missing_notes(deck)]
         out[deck_path(doc)] += [f"pastes the chapter: {s}" for s in slide_check.pasted(deck, pg)]
+        words = reader_text.page_problems(deck, pagename=deck_path(doc), budget=False)
+        out[deck_path(doc)] += [f"reader text: {s}" for s in words]
     return out
 
 

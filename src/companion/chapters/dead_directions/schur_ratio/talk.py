@@ -24,7 +24,7 @@ TALK = {
                     r"The paper: a **Schur ratio** \(\Delta\gamma\) says how much deeper a dead "
                     "direction gets."
                 ),
-                "Its formula is **not available** to this project.",
+                "Its formula is **not available** to us.",
                 ("So: our reading, its exact random-matrix baseline, and where it fails."),
             ),
             "say": (
