@@ -177,6 +177,7 @@ def leverage_table(s: dict) -> Table:
         rows.append(
             {
                 "p": f"{r['p']:g}",
+                "seeds": len(r["nll_levs"]),
                 "flips per pool": r["n_flips"],
                 "NLL leverage (median)": lev["median"],
                 "IQR": f"[{lev['q25']:.3g}, {lev['q75']:.3g}]",

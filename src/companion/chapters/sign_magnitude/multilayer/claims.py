@@ -112,7 +112,7 @@ def trained_chain_weights(scale: str) -> list:
 
 def run_expb(scale: str) -> list[dict]:
     """Exp B's four chains at ``scale``, stored as they finish (a rerun resumes)."""
-    from companion.results import ResultStore, experiment_dir
+    from companion.results import ResultStore, experiment_dir, run_record
 
     s = SIZES[scale]
     store = ResultStore(experiment_dir("multilayer", write=True) / f"expb-{scale}.jsonl")
@@ -121,18 +121,18 @@ def run_expb(scale: str) -> list[dict]:
         key = f"expb|{act}|{kind}"
         if store.done(key):
             continue
+        t0 = time.perf_counter()  # loading the trained weights counts towards the record
         if kind == "trained" and weights is None:
             weights = trained_chain_weights(scale)
         m = weights[0].shape[0] if weights else s.expb_m
-        t0 = time.perf_counter()
-        res = ml.simulate_chain(
-            "V2", act, 0.01, m, len(s.expb_layers), samples=s.expb_samples,
-            seeds=s.expb_seeds, weights=weights if kind == "trained" else None,
-            rng=20260520,
-        )  # fmt: skip
-        store.append(
-            {
-                "key": key,
+
+        def measure(act=act, kind=kind, m=m, w=weights if kind == "trained" else None):
+            res = ml.simulate_chain(
+                "V2", act, 0.01, m, len(s.expb_layers), samples=s.expb_samples,
+                seeds=s.expb_seeds, weights=w,
+                rng=20260520,
+            )  # fmt: skip
+            return {
                 "activation": act,
                 "weights": kind,
                 "model": s.expb_model if kind == "trained" else None,
@@ -143,10 +143,12 @@ def run_expb(scale: str) -> list[dict]:
                 "readout": res.readout,
                 "t_sign": res.t_sign[res.readout].tolist(),
                 "t_mag": res.t_mag[res.readout].tolist(),
-                "wall_s": time.perf_counter() - t0,
-            },
-            command=_expb_command(scale),
-        )
+            }
+
+        run_record(
+            store, None, measure, key=key, command=_expb_command(scale), timed="wall_s",
+            since=t0,
+        )  # fmt: skip
     return store.records()
 
 

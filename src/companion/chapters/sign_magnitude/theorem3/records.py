@@ -4,7 +4,6 @@ own numbers."""
 
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 
 import numpy as np
@@ -79,27 +78,23 @@ def table2_command(scale: str) -> str:
 def run_table2(scale: str) -> list[dict]:
     """Simulate Table 2 at ``SIZES[scale].table2_n``: one independent run per flip rate (so the
     four p are independent estimates), stored as it goes; a rerun resumes."""
-    from companion.results import ResultStore, experiment_dir
+    from companion.results import ResultStore, experiment_dir, run_record
 
     s = SIZES[scale]
     path = experiment_dir("theorem3", write=True) / f"table2-{scale}.jsonl"
     store = ResultStore(path)
     for i, p in enumerate(sorted(PAPER_TABLE2)):
-        key = f"table2|p={p:g}"
-        if store.done(key):
-            continue
-        t0 = time.perf_counter()
-        r = _tr.simulate_transverse_ratio(
-            p,
-            s.table2_n,
-            samples=s.table2_samples,
-            seeds=s.table2_seeds,
-            post_norm=False,
-            rng=np.random.default_rng([20261018, i]),
-        )
-        store.append(
-            {
-                "key": key,
+
+        def measure(i=i, p=p):
+            r = _tr.simulate_transverse_ratio(
+                p,
+                s.table2_n,
+                samples=s.table2_samples,
+                seeds=s.table2_seeds,
+                post_norm=False,
+                rng=np.random.default_rng([20261018, i]),
+            )
+            return {
                 "p": p,
                 "n": s.table2_n,
                 "samples": s.table2_samples,
@@ -110,10 +105,12 @@ def run_table2(scale: str) -> list[dict]:
                 "C_hidden": r.C_hidden.value,
                 "R_sign": r.R_sign.value,
                 "R_mag": r.R_mag.value,
-                "wall_s": time.perf_counter() - t0,
-            },
-            command=table2_command(scale),
-        )
+            }
+
+        run_record(
+            store, None, measure, key=f"table2|p={p:g}", command=table2_command(scale),
+            timed="wall_s",
+        )  # fmt: skip
     return store.records()
 
 
