@@ -176,6 +176,58 @@ def test_killed_and_resumed_run_is_bit_identical(tmp_path, data, capsys, monkeyp
         load_trained("tiny-gpt-rms", 12, folder=tmp_path / "b")
 
 
+_KILLED = """
+import sys, time
+import numpy as np
+from companion.llm.train import TrainConfig, corpus, train
+
+real = corpus.train_batch
+
+
+def stalls_at_9(data, step, **kw):
+    if step == 9:
+        print("stalled", flush=True)
+        time.sleep(120)
+    return real(data, step, **kw)
+
+
+corpus.train_batch = stalls_at_9
+data = np.random.default_rng(0).integers(0, 256, 6000).astype(np.uint8)
+cfg = TrainConfig("tiny-gpt-ln", steps=12, batch=4, context=16, eval_windows=4,
+                  resume_every=4, threads=1, layers=1, width=32, heads=2)
+train(cfg, folder=sys.argv[1], data=data)
+"""
+
+
+def test_a_process_killed_with_sigkill_resumes_bit_identically(tmp_path, data, monkeypatch):
+    """SIGKILL, not an exception: the process gets no chance to clean up. The folder it
+    leaves is consistent and the resumed run's checkpoints are the uninterrupted run's."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("COMPANION_PROGRESS", "0")
+    whole = train(_cfg(), folder=tmp_path / "whole", data=data)
+    env = {**os.environ, "COMPANION_PROGRESS": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED, str(tmp_path / "killed")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "stalled"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    left = read_manifest(tmp_path / "killed")
+    assert left["resume"]["step"] == 8 and not left["finished"]
+    resumed = train(_cfg(), folder=tmp_path / "killed", data=data, resume=True)
+    assert resumed["finished"] and _hashes(resumed) == _hashes(whole)
+
+
 def test_a_run_is_never_mixed_or_overwritten(tmp_path, data, monkeypatch):
     monkeypatch.setenv("COMPANION_PROGRESS", "0")
     train(_cfg(steps=3), folder=tmp_path, data=data)
