@@ -307,6 +307,23 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
 
 
+def test_an_out_folder_that_is_a_file_or_unwritable_is_one_line(tmp_path, data, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ValueError, match="`folder` must be a folder; got .*which is not one"):
+        train(_cfg(steps=3), folder=afile, data=data)
+    code = main_train(["--model", "tiny-gpt-ln", "--out", str(afile)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: argument --out: must be a folder; got ")
+    assert err.count("\n") == 1 and afile.read_text() == "x"
+
+
+def main_train(argv):
+    from companion.cli import main
+
+    return main(["train", *argv])
+
+
 def test_cli_refuses_a_corrupt_run_with_exit_2(tmp_path, data, capsys, monkeypatch):
     from companion.cli import main
 

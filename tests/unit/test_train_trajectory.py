@@ -158,6 +158,18 @@ def test_cli_refuses_a_bad_checkpoint_with_exit_2_before_measuring(fault, runs, 
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()  # nothing measured
 
 
+def test_an_out_that_is_a_file_is_refused_before_measuring(runs, tmp_path, capsys):
+    from companion.cli import main
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    argv = ["--model", "tiny-gpt-ln", "--steps", "3", "--run", str(runs["tiny-gpt-ln"])]
+    code = main(["train-geometry", *argv, "--out", str(afile)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: argument --out: must be a folder; got ")
+    assert err.count("\n") == 1
+
+
 def test_settings_are_checked_before_anything_loads():
     with pytest.raises(ValueError, match="`calib_windows` must be"):
         GeometrySettings(calib_windows=2)

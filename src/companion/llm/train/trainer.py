@@ -281,7 +281,15 @@ def train(
     if folder is None:
         folder = run_folder(cfg.model, cfg.steps)
     folder = check_path(folder, "folder")
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"`folder` must be a folder; got {str(folder)!r}, which is not one")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ValueError(
+            f"`folder` must be a folder this process can write; got {str(folder)!r} ({why})"
+        ) from None
     manifest = _start(folder, cfg, resume)
     if manifest["finished"]:
         return manifest
