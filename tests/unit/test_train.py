@@ -228,6 +228,25 @@ def test_a_process_killed_with_sigkill_resumes_bit_identically(tmp_path, data, m
     assert resumed["finished"] and _hashes(resumed) == _hashes(whole)
 
 
+def test_a_resume_in_another_environment_is_warned(tmp_path, data, monkeypatch):
+    import warnings
+
+    from companion.llm.train.checkpoints import environment
+
+    monkeypatch.setenv("COMPANION_PROGRESS", "0")
+    train(_cfg(), folder=tmp_path, data=data, stop_after=5)
+    manifest = read_manifest(tmp_path)
+    assert manifest["environment"] == environment()  # recorded with the run
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same environment: silent
+        train(_cfg(), folder=tmp_path, data=data, resume=True, stop_after=2)
+    manifest = read_manifest(tmp_path)
+    manifest["environment"]["torch"] = "0.0"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.warns(UserWarning, match=r"another environment \(torch\)"):
+        train(_cfg(), folder=tmp_path, data=data, resume=True)
+
+
 def test_a_run_is_never_mixed_or_overwritten(tmp_path, data, monkeypatch):
     monkeypatch.setenv("COMPANION_PROGRESS", "0")
     train(_cfg(steps=3), folder=tmp_path, data=data)
