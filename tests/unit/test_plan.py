@@ -91,6 +91,18 @@ def test_no_gpu_plans_nothing_at_full_scale():
     assert all(pl.NO_GPU in s.reason for s in steps)
 
 
+def test_no_gpu_says_what_a_t4_would_run_here(capsys, monkeypatch):
+    cpu = replace(read_runtime(probe_hub=False), device=device_for(None, 24.0), ram_gb=24.0)
+    cpu = replace(cpu, hub=False, hub_reason="HF_HUB_OFFLINE=1 is set")
+    steps = pl.plan("full", runtime=cpu)
+    text = pl.format_plan(steps, cpu)
+    t4 = pl.plan("full", runtime=replace(cpu, device=device_for("T4", 15.0)))
+    n = sum(s.fits for s in t4)
+    assert 0 < n < len(steps)
+    assert f"with a T4 here, {n} of {len(steps)} experiments fit" in text
+    assert text.splitlines()[3 + len(steps)].startswith(f"0 of {len(steps)} experiments fit")
+
+
 def test_defaults_are_the_chapters_sizes():
     from companion.chapters.dead_directions import at_scale as dd
     from companion.chapters.sign_magnitude import at_scale as sm

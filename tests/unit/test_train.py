@@ -176,6 +176,77 @@ def test_killed_and_resumed_run_is_bit_identical(tmp_path, data, capsys, monkeyp
         load_trained("tiny-gpt-rms", 12, folder=tmp_path / "b")
 
 
+_KILLED = """
+import sys, time
+import numpy as np
+from companion.llm.train import TrainConfig, corpus, train
+
+real = corpus.train_batch
+
+
+def stalls_at_9(data, step, **kw):
+    if step == 9:
+        print("stalled", flush=True)
+        time.sleep(120)
+    return real(data, step, **kw)
+
+
+corpus.train_batch = stalls_at_9
+data = np.random.default_rng(0).integers(0, 256, 6000).astype(np.uint8)
+cfg = TrainConfig("tiny-gpt-ln", steps=12, batch=4, context=16, eval_windows=4,
+                  resume_every=4, threads=1, layers=1, width=32, heads=2)
+train(cfg, folder=sys.argv[1], data=data)
+"""
+
+
+def test_a_process_killed_with_sigkill_resumes_bit_identically(tmp_path, data, monkeypatch):
+    """SIGKILL, not an exception: the process gets no chance to clean up. The folder it
+    leaves is consistent and the resumed run's checkpoints are the uninterrupted run's."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("COMPANION_PROGRESS", "0")
+    whole = train(_cfg(), folder=tmp_path / "whole", data=data)
+    env = {**os.environ, "COMPANION_PROGRESS": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED, str(tmp_path / "killed")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "stalled"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    left = read_manifest(tmp_path / "killed")
+    assert left["resume"]["step"] == 8 and not left["finished"]
+    resumed = train(_cfg(), folder=tmp_path / "killed", data=data, resume=True)
+    assert resumed["finished"] and _hashes(resumed) == _hashes(whole)
+
+
+def test_a_resume_in_another_environment_is_warned(tmp_path, data, monkeypatch):
+    import warnings
+
+    from companion.llm.train.checkpoints import environment
+
+    monkeypatch.setenv("COMPANION_PROGRESS", "0")
+    train(_cfg(), folder=tmp_path, data=data, stop_after=5)
+    manifest = read_manifest(tmp_path)
+    assert manifest["environment"] == environment()  # recorded with the run
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same environment: silent
+        train(_cfg(), folder=tmp_path, data=data, resume=True, stop_after=2)
+    manifest = read_manifest(tmp_path)
+    manifest["environment"]["torch"] = "0.0"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.warns(UserWarning, match=r"another environment \(torch\)"):
+        train(_cfg(), folder=tmp_path, data=data, resume=True)
+
+
 def test_a_run_is_never_mixed_or_overwritten(tmp_path, data, monkeypatch):
     monkeypatch.setenv("COMPANION_PROGRESS", "0")
     train(_cfg(steps=3), folder=tmp_path, data=data)
@@ -253,6 +324,23 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
         code = stop.code
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"error: {message}") and err.count("\n") == 1
+
+
+def test_an_out_folder_that_is_a_file_or_unwritable_is_one_line(tmp_path, data, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ValueError, match="`folder` must be a folder; got .*which is not one"):
+        train(_cfg(steps=3), folder=afile, data=data)
+    code = main_train(["--model", "tiny-gpt-ln", "--out", str(afile)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: argument --out: must be a folder; got ")
+    assert err.count("\n") == 1 and afile.read_text() == "x"
+
+
+def main_train(argv):
+    from companion.cli import main
+
+    return main(["train", *argv])
 
 
 def test_cli_refuses_a_corrupt_run_with_exit_2(tmp_path, data, capsys, monkeypatch):

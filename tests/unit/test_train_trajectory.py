@@ -158,6 +158,18 @@ def test_cli_refuses_a_bad_checkpoint_with_exit_2_before_measuring(fault, runs, 
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()  # nothing measured
 
 
+def test_an_out_that_is_a_file_is_refused_before_measuring(runs, tmp_path, capsys):
+    from companion.cli import main
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    argv = ["--model", "tiny-gpt-ln", "--steps", "3", "--run", str(runs["tiny-gpt-ln"])]
+    code = main(["train-geometry", *argv, "--out", str(afile)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: argument --out: must be a folder; got ")
+    assert err.count("\n") == 1
+
+
 def test_settings_are_checked_before_anything_loads():
     with pytest.raises(ValueError, match="`calib_windows` must be"):
         GeometrySettings(calib_windows=2)
@@ -252,10 +264,11 @@ def test_chapter_tables_read_the_records():
     ]  # fmt: skip
     assert rows[1]["R(v*)"] == recs["tiny-gpt-ln"][-1]["profile"]["schur_ratio"]
     limits = ch.limits_rows(recs)
-    assert len(limits) == 6 and all(set(r) == {"reading", "here", "carries over"} for r in limits)
+    keys = {"reading", "on the twins", "for Pythia-1B and TinyLlama"}
+    assert len(limits) == 6 and all(set(r) == keys for r in limits)
     fake = copy.deepcopy(recs)
     fake["tiny-gpt-ln"][-1]["norms"][0]["gamma_spread"] = 7.25
-    assert "is 7.25" in ch.limits_rows(fake)[1]["here"]
+    assert "is 7.25" in ch.limits_rows(fake)[1]["on the twins"]
     p = fake["tiny-gpt-ln"][-1]["profile"]
     p["schur_ratio"] = 0.01
     assert "rises" in ch.schur_sentence(fake) and "not set apart" in ch.schur_sentence(fake)

@@ -65,6 +65,12 @@ def _ckpt():
     return dict(folder=ns().run, step=ns().step, model="tiny-gpt-ln")
 
 
+def _manifest():
+    from companion.llm.train.checkpoints import read_manifest
+
+    return read_manifest(ns().run)
+
+
 def _tensors():
     import torch
 
@@ -95,6 +101,9 @@ ROWS = {
     _P + "checkpoints.read_tensors": lambda: dict(path=ns().file, sha256=ns().sha, model=None),
     _P + "checkpoints.sha256_file": lambda: dict(path=ns().file),
     _P + "checkpoints.verified": _ckpt,
+    _P + "checkpoints.verify_run": lambda: dict(
+        folder=ns().run, manifest=_manifest(), model="tiny-gpt-ln"
+    ),
     _P + "checkpoints.write_manifest": lambda: dict(folder=ns().scratch, manifest={"a": 1}),
     _P + "checkpoints.write_tensors": _tensors,
     _P + "corpus.corpus_bytes": lambda: dict(source="wiki"),

@@ -379,7 +379,10 @@ def format_plan(steps: list[Step], runtime: Runtime, scale: str = "full") -> str
         )
     lines.append(_total(steps))
     if scale == "full" and not runtime.device.is_gpu:
-        lines.append(f"not run: every step: {NO_GPU} (the estimates are a T4's, 15 GB)")
+        ram = runtime.ram_gb  # (host memory is checked on a GPU runtime only)
+        t4 = [replace(s, fits=s.reason == NO_GPU and s.est_host_gb <= ram) for s in steps]
+        lines.append(f"not run: every step: {NO_GPU} (the estimates are a T4's, 15 GB); "
+                     f"with a T4 here, {_total(t4)}")  # fmt: skip
     by_reason: dict = {}
     for s in steps:
         for reason in s.reason.split(_ALSO) if s.reason else ():

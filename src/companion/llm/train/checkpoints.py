@@ -26,6 +26,7 @@ from companion._validate import check_choice, check_instance, check_int
 __all__ = [
     "CheckpointError",
     "FORMAT",
+    "environment",
     "sha256_file",
     "write_tensors",
     "read_tensors",
@@ -43,6 +44,36 @@ _MANIFEST_KEYS = ("config", "checkpoint_steps", "checkpoints", "resume", "finish
 
 class CheckpointError(ValueError):
     """A checkpoint or manifest that cannot be used (corrupt, foreign, of the other twin)."""
+
+
+def environment() -> dict:
+    """What besides the config decides a checkpoint's last bits: the library versions, the
+    Python and the CPU (recorded in every new manifest; a resume elsewhere is warned)."""
+    import platform
+
+    import numpy
+    import safetensors
+    import torch
+    import transformers
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            cpu = next(
+                (line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")),
+                cpu,
+            )
+    except OSError:
+        pass
+    return {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "safetensors": safetensors.__version__,
+        "numpy": numpy.__version__,
+        "python": platform.python_version(),
+        "cpu": cpu,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+    }
 
 
 def check_path(value, name: str) -> Path:

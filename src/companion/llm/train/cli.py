@@ -21,9 +21,11 @@ __all__ = ["add_commands"]
 
 
 def _train(args) -> int:
+    from companion.llm._checks import check_out
     from companion.llm.train.checkpoints import CheckpointError
     from companion.llm.train.trainer import TrainConfig, train
 
+    check_out(args.out)  # a file or an unwritable folder: one line, before anything runs
     cfg = TrainConfig(args.model, steps=args.steps, threads=args.threads)
     try:
         manifest = train(cfg, folder=args.out, resume=args.resume)

@@ -18,6 +18,12 @@ than one (3.3 s against 0.15–0.21 s wall; their barriers wait for each other's
 thread makes the checkpoints' hashes independent of the machine's core count (not of its
 CPU: another instruction set may round differently, so hashes compare on one machine).
 
+Across environments the bits are not promised: a fresh 2000-step run of the LayerNorm twin
+on 2026-12-06 (torch 2.13.0, transformers 5.25.0, an AMD EPYC) matched the committed manifest's
+step-0 checkpoint and every training loss to 1e-6 relative, but not the later checkpoints'
+hashes, whose last bits differ. New manifests record their ``environment`` (library versions,
+CPU, torch's CPU capability), and a resume in another one is warned.
+
 Speed (``nice -n 10 python bench/train.py --threads 1 --steps 30``, torch 2.13 CPU, load
 average 7.5–8 on 2 cores; results/train/bench-threads1.json): 0.07–0.08 CPU-s a step of 768
 bytes for either twin, ≈ 50 % of the same process's float32 matmul rate, peak RSS ≈ 0.5 GB; the
@@ -38,6 +44,7 @@ from companion._validate import check_bool, check_instance, check_int, check_rea
 from companion.llm.train.checkpoints import (
     CheckpointError,
     check_path,
+    environment,
     read_manifest,
     read_tensors,
     verify_run,
@@ -224,6 +231,7 @@ def _start(folder: Path, cfg: TrainConfig, resume: bool):
     if manifest is None:
         return {
             "config": asdict(cfg),
+            "environment": environment(),
             "checkpoint_steps": checkpoint_steps(cfg.steps),
             "checkpoints": [],
             "resume": None,
@@ -248,6 +256,17 @@ def _start(folder: Path, cfg: TrainConfig, resume: bool):
         )
     # a corrupt, foreign or other-twin finished checkpoint stops the resume; it is kept
     verify_run(folder, manifest, model=cfg.model)
+    theirs_env, ours = manifest.get("environment"), environment()
+    if not manifest["finished"] and theirs_env != ours:
+        import warnings
+
+        diff = sorted(k for k in ours if (theirs_env or {}).get(k) != ours[k])
+        warnings.warn(
+            f"the run in {folder} was started in another environment ({', '.join(diff)}): "
+            f"the checkpoints written from here on may differ in their last bits from an "
+            f"uninterrupted run's",
+            stacklevel=3,
+        )
     return manifest
 
 
@@ -281,7 +300,15 @@ def train(
     if folder is None:
         folder = run_folder(cfg.model, cfg.steps)
     folder = check_path(folder, "folder")
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"`folder` must be a folder; got {str(folder)!r}, which is not one")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        raise ValueError(
+            f"`folder` must be a folder this process can write; got {str(folder)!r} ({why})"
+        ) from None
     manifest = _start(folder, cfg, resume)
     if manifest["finished"]:
         return manifest

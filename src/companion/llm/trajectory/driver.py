@@ -108,7 +108,7 @@ def run_trajectory(
 
     ``data``: the corpus bytes (default :func:`~companion.llm.train.corpus.corpus_bytes`).
     """
-    from companion.llm._checks import check_optional_str
+    from companion.llm._checks import check_optional_str, check_out
     from companion.llm.progress import progress
     from companion.llm.train.checkpoints import sha256_file
     from companion.llm.train.corpus import check_data, corpus_bytes
@@ -124,6 +124,8 @@ def run_trajectory(
     folder, manifest = checked_run(model, steps=steps, folder=folder)
     if data is not None:
         check_data(data)
+    if out is not None:
+        check_out(str(check_path(out, "out")))  # writable, before anything is measured
     path = results_path(out) if out is not None else experiment_dir("train", write=True) / FILE
     store = ResultStore(str(path))
     data = corpus_bytes() if data is None else data

@@ -192,6 +192,9 @@ def schur_sentence(recs: dict) -> str:
     )
 
 
+_HERE, _THERE = "on the twins", "for Pythia-1B and TinyLlama"  # limits_rows' columns
+
+
 def limits_rows(recs: dict) -> list[dict]:
     """What a model of this size can and cannot say about the papers' models: one row per
     reading, its numbers from the records, and how far it carries to Pythia-1B and
@@ -219,48 +222,48 @@ def limits_rows(recs: dict) -> list[dict]:
     return [
         {
             "reading": "γ⁻¹ kernel exact at every checkpoint; none for RMSNorm",
-            "here": f"LayerNorm twin: every norm's |ρ| ≤ {series(ln, 'rho_max').max():.0e} at "
+            _HERE: f"LayerNorm twin: every norm's |ρ| ≤ {series(ln, 'rho_max').max():.0e} at "
             f"all {len(ln)} checkpoints; RMSNorm twin: every norm's |ρ| ≥ {rms_min:.2f}",
-            "carries over": "fully: the kernel is algebraic, the same at any width, depth or "
+            _THERE: "fully: the kernel is algebraic, the same at any width, depth or "
             "data, so this tests the measurement exactly as it would on Pythia-1B",
         },
         {
             "reading": "γ disperses and the kernel deepens",
-            "here": f"after {tokens:,} training bytes the largest max|γ|/min|γ| of the "
+            _HERE: f"after {tokens:,} training bytes the largest max|γ|/min|γ| of the "
             f"{len(last['norms'])} norms is {spread:.2f}; the LayerNorm twin's final-norm "
             f"|ρ| {abs(first['norms'][-1]['rho']):.1e} → {abs(last['norms'][-1]['rho']):.1e}, "
             f"against a float32 rounding floor of {floor:.1e}",
-            "carries over": "no: γ has barely left 1, where Pythia-1B's γ was trained on "
+            _THERE: "no: γ has barely left 1, where Pythia-1B's γ was trained on "
             "hundreds of billions of tokens; the reported ~10³ is not testable here",
         },
         {
             "reading": "Table 1's band of cos²(w, sign w)",
-            "here": f"{cos2[0]:.4f} at init (Gaussian rows of length ≤ 512; 2/π = "
+            _HERE: f"{cos2[0]:.4f} at init (Gaussian rows of length ≤ 512; 2/π = "
             f"{2 / math.pi:.4f} for long ones) → {cos2[-1]:.4f} at step {last['step']}",
-            "carries over": "the direction of the first steps only: where a weight matrix "
+            _THERE: "the direction of the first steps only: where a weight matrix "
             "ends after a long run is a property of that run",
         },
         {
             "reading": "outlier input columns (α median 0.024, max 0.26 on TinyLlama)",
-            "here": f"α median {a_med:.3f} against an equal share 1/√n = {a_uni:.3f}; the "
+            _HERE: f"α median {a_med:.3f} against an equal share 1/√n = {a_uni:.3f}; the "
             f"largest column {a_max:.3f}, {a_max / a_uni:.1f}× an equal share",
-            "carries over": f"in kind only: TinyLlama's reported max is ≈ {tl_ratio:.0f}× the "
+            _THERE: f"in kind only: TinyLlama's reported max is ≈ {tl_ratio:.0f}× the "
             f"equal share of its width-{tl_width} inputs; columns that dominant, which "
             "Dong's sensitivity results are about, have not formed here",
         },
         {
             "reading": "sign flips cost more than equal-norm magnitude changes",
-            "here": f"ΔNLL flips − magnitude at p = {cfg['p']:g}: {f - g:+.4f} ± {se:.4f} "
+            _HERE: f"ΔNLL flips − magnitude at p = {cfg['p']:g}: {f - g:+.4f} ± {se:.4f} "
             f"({(f - g) / se:.1f} SE, LayerNorm), {fr - gr:+.4f} ± {ser:.4f} "
             f"({(fr - gr) / ser:.1f} SE, RMSNorm)",
-            "carries over": "the sign of the effect at most: its size depends on what the "
+            _THERE: "the sign of the effect at most: its size depends on what the "
             "weights have learned, and a trained 1B model has learned far more",
         },
         {
             "reading": "first-block norms",
-            "here": f"a null space of dimension {kdim} (the calibration text uses fewer byte "
+            _HERE: f"a null space of dimension {kdim} (the calibration text uses fewer byte "
             "values than the width)",
-            "carries over": "no: an artefact of the 256-byte vocabulary; a subword model's "
+            _THERE: "no: an artefact of the 256-byte vocabulary; a subword model's "
             "first norm sees tens of thousands of distinct embeddings",
         },
     ]
