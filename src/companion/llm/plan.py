@@ -230,14 +230,16 @@ def _step(experiment, spec, init, dtype, tokens, cost, reason, command) -> Step:
 def _evaluations(name: str, cfg) -> tuple[int, int]:
     """(forward passes, perturbed ones) of sign-flip experiment ``name`` with setup ``cfg``."""
     from companion.llm.sign_flips import sign_vs_magnitude as svm
+    from companion.llm.sign_flips.leverage import linear_ps
 
+    # Exp E: two pools per (p, seed); the linear-regime fractions take more seeds
+    n_lin = len(linear_ps(cfg.leverage_ps))
+    extra = n_lin * max(cfg.leverage_linear_seeds - cfg.leverage_seeds, 0)
+    lev = 2 * (len(cfg.leverage_ps) * cfg.leverage_seeds + extra)
     per = {
         "table1": (0, 0),
         "outlier": (2 + 6 * cfg.seeds, 6 * cfg.seeds),
-        "leverage": (
-            2 + 2 * len(cfg.leverage_ps) * cfg.leverage_seeds,
-            2 * len(cfg.leverage_ps) * cfg.leverage_seeds,
-        ),
+        "leverage": (2 + lev, lev),
         "alpha": (2, 0),
         "columns": (3 + cfg.n_columns, 0),
         "sign-vs-magnitude": (
