@@ -67,11 +67,9 @@ def _torch():
 def _package_dir(module: str) -> str:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(
-            f"the offline model package `{module}` is not installed: "
-            + missing_package_hint(module),
-            name=module,
-        )
+        hint = missing_package_hint(module)
+        msg = f"the offline model package `{module}` is not installed: {hint}"
+        raise ModuleNotFoundError(msg, name=module)
     return list(spec.submodule_search_locations)[0]
 
 
@@ -389,11 +387,9 @@ def load_model(
         model._companion_load_s = time.perf_counter() - t0
         return model.to(dev), tok
     if spec.source == "offline":
-        raise ModuleNotFoundError(
-            f"the offline package {spec.package!r} for {name!r} is not installed: "
-            + missing_package_hint(spec.package),
-            name=spec.package,
-        )
+        hint = missing_package_hint(spec.package)
+        msg = f"the offline package {spec.package!r} for {name!r} is not installed: {hint}"
+        raise ModuleNotFoundError(msg, name=spec.package)
     reachable, reason = hub_status()
     if not reachable:
         raise _hub_error(spec, reason)

@@ -232,10 +232,8 @@ def _evaluations(name: str, cfg) -> tuple[int, int]:
     from companion.llm.sign_flips import sign_vs_magnitude as svm
     from companion.llm.sign_flips.leverage import linear_ps
 
-    # Exp E: two pools per (p, seed); the linear-regime fractions take more seeds
-    n_lin = len(linear_ps(cfg.leverage_ps))
-    extra = n_lin * max(cfg.leverage_linear_seeds - cfg.leverage_seeds, 0)
-    lev = 2 * (len(cfg.leverage_ps) * cfg.leverage_seeds + extra)
+    extra = max(cfg.leverage_linear_seeds - cfg.leverage_seeds, 0)  # the linear regime's
+    lev = 2 * (len(cfg.leverage_ps) * cfg.leverage_seeds + len(linear_ps(cfg.leverage_ps)) * extra)
     per = {
         "table1": (0, 0),
         "outlier": (2 + 6 * cfg.seeds, 6 * cfg.seeds),
