@@ -65,6 +65,10 @@ class Visit:
         context = new_context(**context_args)
         context.route("**/*", self._route)
         self.page = page = context.new_page()
+        # every action and navigation may take up to SETTLE_MS (Playwright's default is 30 s:
+        # a long page's load or full-page screenshot on a busy machine has taken longer)
+        page.set_default_timeout(SETTLE_MS)
+        page.set_default_navigation_timeout(SETTLE_MS)
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.problems.append(f"uncaught exception: {e}"))
         page.on("requestfailed", self._failed)
@@ -99,8 +103,11 @@ class Visit:
             self.problems.append(f"console {msg.type}: {msg.text[:200]}")
 
     def _failed(self, request):
-        if urlsplit(request.url).netloc == self.host and not request.url.endswith("favicon.ico"):
-            self.problems.append(f"request failed: {request.failure} {request.url[:160]}")
+        if urlsplit(request.url).netloc != self.host or request.url.endswith("favicon.ico"):
+            return
+        if request.failure == "net::ERR_ABORTED" and request.resource_type == "image":
+            return  # the page itself replaced the image (two quick moves): a missing one is a 404
+        self.problems.append(f"request failed: {request.failure} {request.url[:160]}")
 
     def _response(self, response):
         if response.status >= 400 and not response.url.endswith("/favicon.ico"):

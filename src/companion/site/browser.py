@@ -89,6 +89,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def handle(self):
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser cancelled the request (an image replaced before it loaded)
+
 
 @contextlib.contextmanager
 def serve(root: str | Path):

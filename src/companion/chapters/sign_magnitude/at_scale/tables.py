@@ -20,13 +20,34 @@ def _setting(s: dict) -> str:
     return f"{m.get('model')} ({m.get('dtype')}, {m.get('device')}), scale {m.get('scale')}{toks}"
 
 
-def _notes(s: dict, *extra: str) -> str:
+def _notes(s: dict, *extra: str) -> str | None:
     base = (
         [f"baseline NLL {s['baseline_nll']:.4f}, PPL {s['baseline_ppl']:.3f}"]
         if "baseline_nll" in s
         else []
     )
-    return "; ".join([*base, *extra]) + "."
+    return "; ".join([*base, *extra]) + "." if base or extra else None
+
+
+# The records' keys in the reader's words: pools, kinds of perturbation, calibrations
+_WORDS = {
+    "all": "all entries",
+    "outlier": "outlier columns",
+    "non": "non-outlier columns",
+    "flip": "sign flips",
+    "scaled_flip": "rescaled flips (author's Exp D)",
+    "magnitude": "magnitude δ sign W",
+    "radial": "pure rescale (1 + s)W",
+    "magnitude_radial": "radial part a·W of δ sign W",
+    "magnitude_transverse": "transverse part of δ sign W",
+    "disjoint": "disjoint text",
+    "overlap": "evaluation text (author's)",
+}
+
+
+def _words(key: str) -> str:
+    """``"outlier|scaled_flip"`` -> ``"outlier columns, rescaled flips (author's Exp D)"``."""
+    return ", ".join(_WORDS.get(k, k) for k in key.split("|"))
 
 
 def records_table(summaries: dict, counts: dict, commands: dict) -> Reproduce:
@@ -82,7 +103,7 @@ def outlier_ratios(s: dict) -> Table:
     and kind of flip (median over seeds)."""
     rows = [
         {
-            "calibration | flips": k,
+            "calibration, flips": _words(k),
             "ΔNLL ratio out/non (median)": v["nll_ratio"]["median"],
             "IQR": f"[{v['nll_ratio']['q25']:.3g}, {v['nll_ratio']['q75']:.3g}]",
             "ΔPPL ratio (median)": v["ppl_ratio"]["median"],
@@ -109,7 +130,7 @@ def outlier_conditions(s: dict, ln_v: float | None = None) -> Table:
     )
     rows = [
         {
-            "pool | kind": k,
+            "pool, perturbation": _words(k),
             "ΔNLL": v["dnll"],
             "PPL": v["ppl"],
             "flips": v["n_flips"],
@@ -143,7 +164,7 @@ def random_columns_table(s: dict) -> Table:
     outlier columns, ΔNLL random / rest per seed, for each kind of flip."""
     rows = [
         {
-            "flips": kind,
+            "flips": _words(kind),
             "ΔNLL random / rest, per seed": ", ".join(f"{x:.3f}" for x in v["nll_ratios"]),
         }
         for kind, v in s["conditions"].items()
@@ -157,7 +178,7 @@ def sign_vs_magnitude_table(rows: dict) -> Table:
     out = [
         {
             "p": f"{v['p']:.1%}",
-            "perturbation": v["kind"],
+            "perturbation": _words(v["kind"]),
             "ΔNLL ± seed SE": pm(v["dnll"], v["dnll_seed_se"], "{:.4f}"),
             "÷ flips": pm(v["ratio_to_flip"], v["ratio_to_flip_se"], "{:.2f}"),
             "seeds": v["seeds"],
@@ -187,7 +208,7 @@ def leverage_table(s: dict) -> Table:
                 "ΔNLL non (window SE)": (
                     f"{r['dnll_non_median']:.2e} ({r['window_se_non_median']:.1e})"
                 ),
-                "": "below the noise floor" if floor else "",
+                "noise floor": "ΔNLL non below it" if floor else "",
             }
         )
     pred = s.get("prediction", {})
