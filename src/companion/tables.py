@@ -109,12 +109,65 @@ class Table:
 # wrapped in a no-wrap span, so the browser may break a cell between numbers but never after
 # an exponent's hyphen or inside the digits.
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d.,]*(?:e[-+−]?\d+)?%?(?![A-Za-z_])")
+# A long identifier (a model id "sentence-transformers/all-MiniLM-L6-v2", a module path, a
+# URL) is the one thing of a cell allowed to break anywhere: it is wrapped in a
+# ``span.long-token`` (``overflow-wrap: anywhere``, book/_assets/companion.css), so that a wide
+# table still fits its column, while every other word of the cell breaks only at its spaces
+# and hyphens ("layernorm", never "layernor m").
+_PIECES = re.compile(r"(<[^>]*>|&#?\w+;|\s+)")  # tags, entities and spaces: kept as they are
+_LONG_CHARS = 16  # a token this long with a path separator in it ("/", "_", ".", ":", "@")
+_LONGEST_WORD = 24  # any token longer than this
+_SEPARATORS = re.compile(r"\w[/_.:@]\w|/")
+
+
+def _long(token: str) -> bool:
+    """Whether a space-free run of text is a long identifier (not a number, not a word)."""
+    n = len(html.unescape(token))
+    if n <= _LONG_CHARS or _NUMBER.fullmatch(token):
+        return False
+    return n > _LONGEST_WORD or bool(_SEPARATORS.search(token))
 
 
 def _whole_numbers(text: str) -> str:
-    if "<" in text or not any(c.isdigit() for c in text):
-        return text  # HTML of its own (a link, code): left as it is
-    return _NUMBER.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', text)
+    """A cell's HTML with each number in a ``span.nw`` and each long identifier in a
+    ``span.long-token``; tags and entities are left as they are.
+
+    >>> _whole_numbers("pythia-1b at 1.06e-02")
+    'pythia-1b at <span class="nw">1.06e-02</span>'
+    >>> _whole_numbers("sentence-transformers/all-MiniLM-L6-v2 (d = 384)")
+    '<span class="long-token">sentence-transformers/all-MiniLM-L6-v2</span> (d = <span class="nw">384</span>)'
+    >>> _whole_numbers('<a href="x/y_z/w.html">model.layers.11.norm, N = 2</a>')
+    '<a href="x/y_z/w.html"><span class="long-token">model.layers.11.norm,</span> N = <span class="nw">2</span></a>'
+    """  # noqa: E501
+    if not text:
+        return text
+    pieces = _PIECES.split(text)
+    # a token runs across entities ("a&amp;b"), never across tags or spaces
+    out, token = [], []
+
+    def flush():
+        if token:
+            word = "".join(token)
+            if _long(word):
+                out.append(f'<span class="long-token">{word}</span>')
+            else:
+                out.extend(t if t.startswith("&") else _NUMBER.sub(_nw, t) for t in token)
+            token.clear()
+
+    for piece in pieces:
+        if not piece:
+            continue
+        if piece.startswith("<") or piece.isspace():
+            flush()
+            out.append(piece)
+        else:
+            token.append(piece)
+    flush()
+    return "".join(out)
+
+
+def _nw(m) -> str:
+    return f'<span class="nw">{m.group(0)}</span>'
 
 
 def html_table(
@@ -155,7 +208,8 @@ def html_table(
     def cell(i, text):
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
-        text = text if num[i] else _whole_numbers(str(text))  # a .num cell never wraps
+        # a .num cell never wraps; a text cell's numbers stay whole, long identifiers may break
+        text = text if num[i] else _whole_numbers(str(text))
         if stack and str(text):  # one flex item on a phone card, so its text wraps as one
             text = f'<div class="cell-value">{text}</div>'
         return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'

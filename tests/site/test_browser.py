@@ -7,15 +7,17 @@ render with no CDN; such requests are blocked, never sent); unrendered math or M
 an empty widget area; a missing figure or one without alt text; a broken link, anchor or
 Colab target; text below WCAG AA contrast in dark mode (4.5:1; 3:1 for large text); an
 element that is wider than the window, clipped, spilling out of its box or (at 1400 px)
-hidden behind a scrollbar, named by its selector; an at-scale page (``reader_text.AT_SCALE``
-in its name) taller than ``reader_text.HEIGHT_BUDGET_PX`` at 1400 px, measured as drawn; and
-a kernel-free control that does not move its figure: every ``[data-param]`` control of a
-``.companion-explore`` container is set to another value and its ``<img>`` must change (a
-control that applies only at other controls' values, its ``data-when``, is given them first;
-one that stays disabled fails), every frame player is stepped and its frame must change;
-and, at 390 px, a figure whose smallest text is under ``plotting.MIN_TEXT_PX`` (9) CSS px
-as drawn, from the text size each figure image carries (``data-min-font-px``, in its own
-pixels: the phone layout's where the page shows that one), or that does not say it.
+hidden behind a scrollbar, named by its selector; a word or number of a table cell broken
+across lines (at 1400 and 390 px; a long identifier in its ``span.long-token`` may break);
+an at-scale page (``reader_text.AT_SCALE`` in its name) taller than
+``reader_text.HEIGHT_BUDGET_PX`` at 1400 px, measured as drawn; and a kernel-free control
+that does not move its figure: every ``[data-param]`` control of a ``.companion-explore``
+container is set to another value and its ``<img>`` must change (a control that applies only
+at other controls' values, its ``data-when``, is given them first; one that stays disabled
+fails), every frame player is stepped and its frame must change; and, at 390 px, a figure
+whose smallest text is under ``plotting.MIN_TEXT_PX`` (9) CSS px as drawn, from the text
+size each figure image carries (``data-min-font-px``, in its own pixels: the phone layout's
+where the page shows that one), or that does not say it.
 
 Deterministic: a page that redirects (``index.html``'s meta refresh) is followed to its
 final URL, read from disk beforehand, before anything runs in it; then the test waits for
@@ -35,7 +37,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from companion.plotting import MIN_TEXT_PX
-from companion.site import browser, reader_text
+from companion.site import browser, reader_text, table_words
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ["COMPANION_SITE_HTML"]).resolve()
@@ -136,6 +138,13 @@ class Visit:
     def check_overflow(self, *, strict: bool):
         for o in self.page.evaluate(browser.OVERFLOW, strict):
             self.problems.append(f"overflow: {o['what']} by {o['px']} px: {o['selector']}")
+
+    def check_table_words(self):
+        """No word or number of a table cell broken across lines (a long identifier, in its
+        ``span.long-token``, may break anywhere): ``companion.site.table_words``."""
+        found = self.page.evaluate(table_words.BROKEN_WORDS)
+        width = self.page.viewport_size["width"]
+        self.problems += table_words.broken_word_problems(found, width)
 
     def check_height(self):
         """An at-scale page must read as a lecture: at most the height budget at 1400 px,
@@ -288,6 +297,7 @@ def test_desktop_and_dark(new_context, site_url, shots, record, rel):
     visit = Visit(new_context, site_url, rel, DESKTOP)
     visit.check_content()
     visit.check_overflow(strict=True)
+    visit.check_table_words()
     visit.check_height()
     visit.screenshot(shots, "1400")
     visit.drive_controls()
@@ -300,6 +310,7 @@ def test_desktop_and_dark(new_context, site_url, shots, record, rel):
 def test_phone(new_context, site_url, shots, record, rel):
     visit = Visit(new_context, site_url, rel, PHONE)
     visit.check_overflow(strict=False)
+    visit.check_table_words()
     visit.screenshot(shots, "390")
     visit.check_figure_text()  # last: it unfolds the folded boxes
     visit.assert_clean(record)

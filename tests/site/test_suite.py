@@ -2,7 +2,8 @@
 site (a control that applies at one value of another is given it first), it fails when a
 kernel-free control does not move its figure or stays disabled, when something
 overflows (measured as drawn) or an at-scale page is taller than its budget, when a figure's
-text is under 9 px at 390 px or the figure does not say how large it is, and it deletes nothing
+text is under 9 px at 390 px or the figure does not say how large it is, when a table cell
+breaks a word or a number across lines (a long identifier may break), and it deletes nothing
 it did not create (pytest-playwright's own fixture would remove ``test-results/``)."""
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ SMALL_TEXT = f"""<figure class="companion-figure" style="margin: 0"><img src="{W
 <figure class="companion-figure" style="margin: 0"><img src="{NARROW}" alt="Figure: no size"
   style="max-width: 100%"></figure>"""
 
+# a narrow table as companion.tables writes it: words break at spaces and hyphens only, the
+# long identifier (span.long-token) anywhere; the failing page squeezes words and a number
+TABLE_WORDS = """<table id="words" style="width: 1px; overflow-wrap: break-word"><tr>
+  <td>random layer-norm</td><td><span class="long-token" style="overflow-wrap: anywhere">
+  sentence-transformers/all-MiniLM-L6-v2</span></td></tr></table>"""
+SQUEEZED = """<table style="width: 1px; overflow-wrap: anywhere"><caption>squeezed</caption>
+  <tr><td>layernorm</td><td class="num">1.06e-02</td></tr></table>"""
+
 PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><main>
@@ -63,6 +72,7 @@ PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Explore</titl
        data-min-font-px="12">
 </div>
 {PICTURE}
+{TABLE_WORDS}
 <div class="animation">
   <img alt="Figure: frames sweep p" width="200" height="100" id="frame" src="{RED}">
   <input type="range" id="slider" min="0" max="1" step="1" value="0"
@@ -155,7 +165,7 @@ OVERFLOWS = """<div id="spill" style="width: 300px">
 
 def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     broken = PAGE.replace("/*EXPLORE*/", "if (false)")  # the controls' script never runs
-    broken = broken.replace("</main>", OVERFLOWS + SMALL_TEXT + "</main>")
+    broken = broken.replace("</main>", OVERFLOWS + SMALL_TEXT + SQUEEZED + "</main>")
     long = {"at_scale.html": _tall(12_100)}
     res = _run_suite(_site(tmp_path, broken, long), tmp_path, tmp_path / "shots")
     assert res.returncode == 1, res.stdout[-3000:]
@@ -176,6 +186,13 @@ def test_the_suite_fails_when_a_control_does_not_move_its_figure(tmp_path):
     assert "figure text 5.8 px at 390 px (under 9 px): Figure: desktop layout only" in (res.stdout)
     assert "figure without its text size (data-min-font-px): Figure: no size" in res.stdout
     assert "Figure: both layouts" not in res.stdout  # the phone layout is the one shown
+    # a word and a number of a table cell broken across lines (overflow-wrap: anywhere), at
+    # both widths; the healthy table's hyphen break and long identifier are not reported
+    for width in (1400, 390):
+        for word in ("'layernorm'", "'1.06e-02'"):
+            line = f"table cell breaks a word across lines at {width} px: {word} (squeezed)"
+            assert line in res.stdout, res.stdout[-3000:]
+    assert not any(w in res.stdout for w in ("'layer'", "'norm'", "'random'", "MiniLM"))
 
 
 def test_the_suite_refuses_a_screenshot_folder_it_did_not_make(tmp_path):
