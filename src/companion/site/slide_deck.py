@@ -88,7 +88,8 @@ def _figure(article, mod, spec: dict, deck_file: str) -> str:
     fig = Figure(figsize=spec["figsize"], layout="constrained")
     getattr(mod, spec["figure"])(fig)
     name = deck_file.rsplit("/", 1)[-1].removesuffix(".html")
-    return plotting.figure_html(fig, name=name, dpi=120, svg=False)
+    # a deck scales its slide as one piece and never shows the phone layout: not rendered
+    return plotting.figure_html(fig, name=name, dpi=120, svg=False, phone=False)
 
 
 def _punchline(r, method: str) -> str:

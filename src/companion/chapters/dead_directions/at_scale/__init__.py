@@ -32,6 +32,7 @@ __all__ = [
     "draw_random_table",
     "explore",
     "random_init",
+    "readout",
     "records",
     "run_missing",
     "sigma_steps",
@@ -58,6 +59,7 @@ from companion.chapters.dead_directions.at_scale.figures import (  # noqa: E402
     draw_whisper,
     explore,
     profile_figure,
+    readout,
 )
 from companion.chapters.dead_directions.at_scale.records import (  # noqa: E402
     WHISPER,

@@ -148,20 +148,69 @@ def draw(fig, model: str = "smollm2-135m", scale: str = "cpu"):
     return Panels(fig.subplots(1, 2), _PANELS, dict(model=model, scale=scale))
 
 
+_NORMS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+
+
+def _num(x: float) -> str:
+    """A value of the readout: 3 significant digits, or powers of ten when tiny or huge."""
+    return f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
+
+
+def _reading(rec, what: str) -> str:
+    """One record's numbers in the readout: the two panels' values and the verdict."""
+    cos = f"|cos(u_min, v*)| {rec['cos']:.3f}"
+    if rec.get("kernel_dim", 1) > 1:  # tiny γ entries: v* against the whole null space
+        cos += f" (with the {rec['kernel_dim']}-dim null space {rec['cos_subspace']:.3f})"
+    text = (
+        f"{what}, {rec['layers']} blocks: |v*ᵀCv*|/λ_max {abs(rec['rayleigh']):.1e}, {cos}, "
+        f"ρ {rec['diag_rayleigh']:.1e}: read as {_NORMS.get(rec['verdict'], rec['verdict'])}"
+    )
+    ratio = rec["sigma_ratio_no_pos0"] or []
+    if len(ratio) > 1:
+        text += (
+            f"; σ_min ratio to block 0 (no position 0) lowest {_num(min(ratio[1:]))}, "
+            f"last {_num(ratio[-1])}"
+        )
+    return text + "."
+
+
+def readout(model: str = "smollm2-135m", scale: str = "cpu") -> str:
+    """The sentence under the Explore figure: the numbers both panels show for ``model``
+    (trained and at random initialisation at the same depth) and the verdict, from the
+    records."""
+    random, trained = _pair(model, scale)
+    if random is None and trained is None:
+        raise ValueError(f"`model` {model!r} has no record at scale {scale!r}")
+    rec = trained or random
+    norm = _NORMS.get(rec["norm_registry"], rec["norm_registry"])
+    parts = [f"{model} ({norm}, d = {rec['d']}, {rec['dtype']} forward)."]
+    parts += [_reading(r, w) for r, w in ((trained, "Trained"), (random, "Random init")) if r]
+    if rec.get("profile_degenerate"):
+        parts.append("Post-LN: the pre-norm stream's σ_min profile is degenerate.")
+    return " ".join(parts)
+
+
 def explore(scale: str = "cpu") -> Explore:
     """The chapter's Explore figure: every trained model of ``scale`` (from the results
-    file: nothing runs on a move)."""
+    file: nothing runs on a move); its readout states both panels' numbers."""
     models = trained_models(scale)
     norms = {r["model"]: r["norm_registry"] for r in records(scale)}
-    names = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
-    options = [(f"{m} ({names.get(norms.get(m), '?')})", m) for m in models]
+    options = [(f"{m} ({_NORMS.get(norms.get(m), '?')})", m) for m in models]
     controls = {"model": control(models[0], options=options, label="model")}
 
     def draw_at(fig, model):
         return draw(fig, model, scale)
 
+    def readout_at(model):
+        return readout(model, scale)
+
     return explore_figure(
-        draw_at, controls, update=Panels.update, grid=("model",), figsize=(9, 4.4)
+        draw_at,
+        controls,
+        update=Panels.update,
+        grid=("model",),
+        figsize=(9, 4.4),
+        readout=readout_at,
     )
 
 

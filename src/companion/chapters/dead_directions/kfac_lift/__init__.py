@@ -14,7 +14,7 @@ from companion.theory.kfac_lift import categorical_fisher, ln_softmax_head
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "BETA_SCALES", "U_CHOICES", "draw", "explore", "fisher_cases"]
+__all__ = ["SIZES", "BETA_SCALES", "U_CHOICES", "draw", "explore", "fisher_cases", "readout"]
 
 CHAPTER = docname(__name__)
 
@@ -145,12 +145,32 @@ def draw(fig, beta_scale: float = 1.0, u: str = "random u", seed: int = 0):
     return Panels(fig.subplots(1, 2), _PANELS, params)
 
 
+def _rel(x: float) -> str:
+    return "n/a (tied head)" if not np.isfinite(x) else f"{x:.2e}"
+
+
+def readout(beta_scale: float = 1.0, u: str = "random u", seed: int = 0) -> str:
+    """The sentence under the Explore figure: the four bars' values at this β and u."""
+    cases = _cases(float(beta_scale), u, int(seed))
+    values = "; ".join(f"{name} {_rel(cases[name])}" for name in _CASES)
+    return (
+        f"{u}, β scale {beta_scale:g}: c = {cases['c']:.3f}; Fisher along u v*ᵀ relative to "
+        f"a random rank-one direction: {values}."
+    )
+
+
 def explore() -> Explore:
-    """The chapter's Explore figure: every β scale x choice of u precomputed."""
+    """The chapter's Explore figure: every β scale x choice of u precomputed; its readout
+    states the four bars' values at the setting."""
     controls = {
         "beta_scale": control(1.0, 0.0, 2.0, 0.05, label="β scale", values=BETA_SCALES),
         "u": control("random u", options=U_CHOICES, label="choice of u"),
     }
     return explore_figure(
-        draw, controls, update=Panels.update, grid=("beta_scale", "u"), figsize=(8, 4.4)
+        draw,
+        controls,
+        update=Panels.update,
+        grid=("beta_scale", "u"),
+        figsize=(8, 4.4),
+        readout=readout,
     )

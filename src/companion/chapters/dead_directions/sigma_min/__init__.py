@@ -17,7 +17,7 @@ from companion.theory.sigma_min import cancellation_bound, residual_toy, sigma_m
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "CANCELS", "MAX_DEPTH", "draw", "explore"]
+__all__ = ["SIZES", "CANCELS", "MAX_DEPTH", "draw", "explore", "readout"]
 
 CHAPTER = docname(__name__)
 
@@ -153,12 +153,39 @@ def draw(fig, depth: int = 12, cancel: float = 0.0, d: int = 32, n: int = 256, s
     return Panels(fig.subplots(1, 2), _PANELS, params)
 
 
+def readout(depth: int = 12, cancel: float = 0.0, d: int = 32, n: int = 256, seed: int = 0):
+    """The sentence under the Explore figure: both panels' values at the last block shown."""
+    base = _profiles(int(d), int(n), 0.0, int(seed))
+    prof = _profiles(int(d), int(n), float(cancel), int(seed))
+    low = prof["pairing"][:depth].min()
+    low = 0.0 if abs(low) < 0.005 else low  # not "-0.00"
+    text = (
+        f"At block {depth}: σ_min(X_ℓ)/σ_min(X_0) non-cancelling {base['ratio'][depth]:.3g} "
+        f"(lowest over blocks {base['ratio'][1 : depth + 1].min():.3g})"
+    )
+    if cancel > 0:
+        text += (
+            f", cancelling at c = {cancel:g} {prof['ratio'][depth]:.2e} "
+            f"(ceiling {prof['ceiling'][depth]:.2e}; min λ(sym B) = {low:.2f})"
+        )
+    return text + (
+        f"; centred σ_min/σ_max pre-norm {prof['pre'][depth]:.3g}, LayerNorm output "
+        f"{prof['post'][depth]:.1e}."
+    )
+
+
 def explore() -> Explore:
-    """The chapter's Explore figure: every depth x cancellation strength precomputed."""
+    """The chapter's Explore figure: every depth x cancellation strength precomputed; its
+    readout states both panels' values at the last block shown."""
     controls = {
         "depth": control(12, 1, MAX_DEPTH, 1, label="depth", values=(1, 6, 12, 18, 24)),
         "cancel": control(0.0, 0.0, 1.0, 0.05, label="cancellation c", values=CANCELS),
     }
     return explore_figure(
-        draw, controls, update=Panels.update, grid=("depth", "cancel"), figsize=(8, 4.4)
+        draw,
+        controls,
+        update=Panels.update,
+        grid=("depth", "cancel"),
+        figsize=(8, 4.4),
+        readout=readout,
     )

@@ -27,6 +27,7 @@ __all__ = [
     "first_layer_table",
     "fits_table",
     "injection_table",
+    "readout",
     "readouts_table",
     "table3",
 ]
@@ -246,8 +247,50 @@ def draw(
     return Panels(axes, _PANELS, params)
 
 
+def readout(
+    depth: int = 6,
+    p: float = 0.01,
+    activation: str = "relu",
+    m: int = 128,
+    samples: int = 300,
+    seeds: int = 4,
+    seed: int = 0,
+) -> str:
+    """The sentence under the Explore figure: C_L at the deepest depth shown for the three
+    series (± SE), the conjecture's and the author's there, and the fitted slopes."""
+    v2, v3 = _chains(p, activation, m, samples, seeds, seed, depth)
+    name = {"relu": "ReLU", "silu": "SiLU"}.get(activation, activation)
+    ours = []
+    labels = ("V2 normalised", "V2 first order", "V3")
+    for (variant, how, *_), label in zip(_SERIES, labels, strict=True):
+        res = v2 if variant == "V2" else v3
+        e = (res.ratios(how) if how else res.ratio)[-1]
+        ours.append(f"{label} {e.value:.3g} ± {e.stderr:.2g}")
+    text = (
+        f"{name}, p = {p:g}, m = {m}: at L = {depth}, C_L = " + ", ".join(ours)
+        + f"; conjecture {float(ml.compounding_prediction(depth)):.3g}"
+    )  # fmt: skip
+    author = [
+        f"{v} {ref[depth - 1]:.3g}"
+        for v in ("V2", "V3")
+        if (ref := ml.author_table3(v, activation, 512, p)) is not None
+    ]
+    if author:
+        text += "; author's (m = 512) " + ", ".join(author)
+    if depth >= 2:
+        fits = (ml.fit_compounding(v2), ml.fit_compounding(v2, readout="prenorm"))
+        fits += (ml.fit_compounding(v3),)
+        betas = [
+            f"{label} {f.beta_free:.3f} ± {f.beta_free_se:.3f}"
+            for (label, _), f in zip(_FITS, fits, strict=True)
+        ]
+        text += f". Free-intercept β over L = 1…{depth}: " + ", ".join(betas)
+    return text + "."
+
+
 def explore() -> Explore:
-    """The chapter's Explore figure: depth x flip rate for ReLU, and SiLU at the defaults."""
+    """The chapter's Explore figure: depth x flip rate for ReLU, and SiLU at the defaults;
+    its readout states C_L and the fitted slopes at the setting."""
     controls = {
         "depth": control(6, 1, 6, 1, label="depth L", values=DEPTHS),
         "p": control(0.01, options=FLIP_RATES, label="flip rate p"),
@@ -256,7 +299,12 @@ def explore() -> Explore:
         ),
     }
     return explore_figure(
-        draw, controls, update=Panels.update, grid=("depth", "p"), figsize=(8, 4.8)
+        draw,
+        controls,
+        update=Panels.update,
+        grid=("depth", "p"),
+        figsize=(8, 4.8),
+        readout=readout,
     )
 
 

@@ -16,7 +16,7 @@ from companion.theory.rmsnorm_filter import first_order_output_energy, rmsnorm_c
 from companion.widgets import Explore, Panel, Panels, animate, control
 from companion.widgets import explore as explore_figure
 
-__all__ = ["SIZES", "ANGLES", "draw", "explore"]
+__all__ = ["SIZES", "ANGLES", "draw", "explore", "readout"]
 
 CHAPTER = docname(__name__)
 
@@ -142,8 +142,24 @@ def draw(fig, angle: float = 60.0, size: float = 0.2):
     return Panels(fig.subplots(1, 2), _PANELS, dict(angle=angle, size=size))
 
 
+def readout(angle: float = 60.0, size: float = 0.2) -> str:
+    """The sentence under the Explore figure: Δ's two parts and the output energy at
+    ``angle`` and ``size``, exact and first order."""
+    delta = _delta(angle, size)
+    rad, trans = radial_transverse_split(delta, _U)
+    ex, _ = rmsnorm_change(_U, delta)
+    first = first_order_output_energy(_U, delta)
+    share = float(trans @ trans) / float(delta @ delta)
+    return (
+        f"At {angle:.0f}°, ‖Δ‖ = {size:.2f}‖u‖: radial part {np.linalg.norm(rad):.3f}, "
+        f"transverse part {np.linalg.norm(trans):.3f} ({share:.0%} of Δ's energy); output "
+        f"energy exact {float(ex @ ex):.4f}, first order {first:.4f}."
+    )
+
+
 def explore() -> Explore:
-    """The chapter's Explore figure: every angle x size precomputed."""
+    """The chapter's Explore figure: every angle x size precomputed; its readout states the
+    two parts of Δ and the output energy at the setting."""
     controls = {
         "angle": control(
             60.0, 0.0, 180.0, 5.0, label="angle (°)", values=tuple(map(float, ANGLES))
@@ -151,5 +167,10 @@ def explore() -> Explore:
         "size": control(0.2, 0.02, 0.8, 0.02, label="‖Δ‖/‖u‖", values=(0.05, 0.1, 0.2, 0.4, 0.8)),
     }
     return explore_figure(
-        draw, controls, update=Panels.update, grid=("angle", "size"), figsize=(8, 4.6)
+        draw,
+        controls,
+        update=Panels.update,
+        grid=("angle", "size"),
+        figsize=(8, 4.6),
+        readout=readout,
     )
