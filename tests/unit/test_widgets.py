@@ -619,3 +619,37 @@ def test_a_chapter_explore_refuses_an_unknown_scale_or_model(chapter):
                 module(chapter).explore(**{name: bad})
         with pytest.raises((ValueError, TypeError), match=rf"^`{name}` must be "):
             module(chapter).explore(**{name: float("nan")})
+
+
+# a measured value as a readout states it: a decimal or a power of ten ("0.782", "6.5e-77")
+_VALUE = re.compile(r"\d\.\d|\de[-+]\d")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_readout_states_numbers_that_follow_the_controls(chapter):
+    """Issue 19: the sentence under every Explore figure states the figure's numbers at the
+    setting shown (not only the panels' titles), and another setting gives another one."""
+    ex = explorer(chapter)
+    first, other = ex.defaults, ex.combinations()[1]
+    ex.figure.render(first)  # the panels' titles, where a chapter has no readout of its own
+    text = ex.readout_text(first)
+    ex.figure.render(other)
+    assert _VALUE.search(text), f"{chapter}: no number in the readout {text!r}"
+    assert ex.readout_text(other) != text, f"{chapter}: the readout does not move at {other}"
+
+
+def test_dead_directions_at_scale_readout_is_read_from_the_records():
+    from companion.chapters.dead_directions.at_scale import figures as fig
+
+    model = "minilm-l6"
+    random, trained = fig._pair(model, "cpu")
+    text = fig.readout(model, "cpu")
+    for rec, what in ((trained, "Trained"), (random, "Random init")):
+        assert f"{what}, {rec['layers']} blocks: |v*ᵀCv*|/λ_max {abs(rec['rayleigh']):.1e}" in text
+        assert f"|cos(u_min, v*)| {rec['cos']:.3f}" in text
+        assert f"ρ {rec['diag_rayleigh']:.1e}: read as LayerNorm" in text
+    assert f"last {trained['sigma_ratio_no_pos0'][-1]:.3g}" in text
+    assert "null space" in text and "degenerate" in text  # three dead directions; post-LN
+    assert "RMSNorm" in fig.readout("gemma3-270m", "cpu")
+    with pytest.raises(ValueError, match="`model` 'gpt9' has no record"):
+        fig.readout("gpt9", "cpu")
