@@ -22,7 +22,7 @@ import numbers
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["Table", "checks", "html_table", "pm", "table"]
+__all__ = ["Table", "checks", "html_table", "keep_whole", "pm", "table"]
 
 
 def pm(value, stderr=None, fmt: str = "{:.3f}") -> str:
@@ -128,15 +128,15 @@ def _long(token: str) -> bool:
     return n > _LONGEST_WORD or bool(_SEPARATORS.search(token))
 
 
-def _whole_numbers(text: str) -> str:
+def keep_whole(text: str) -> str:
     """A cell's HTML with each number in a ``span.nw`` and each long identifier in a
     ``span.long-token``; tags and entities are left as they are.
 
-    >>> _whole_numbers("pythia-1b at 1.06e-02")
+    >>> keep_whole("pythia-1b at 1.06e-02")
     'pythia-1b at <span class="nw">1.06e-02</span>'
-    >>> _whole_numbers("sentence-transformers/all-MiniLM-L6-v2 (d = 384)")
+    >>> keep_whole("sentence-transformers/all-MiniLM-L6-v2 (d = 384)")
     '<span class="long-token">sentence-transformers/all-MiniLM-L6-v2</span> (d = <span class="nw">384</span>)'
-    >>> _whole_numbers('<a href="x/y_z/w.html">model.layers.11.norm, N = 2</a>')
+    >>> keep_whole('<a href="x/y_z/w.html">model.layers.11.norm, N = 2</a>')
     '<a href="x/y_z/w.html"><span class="long-token">model.layers.11.norm,</span> N = <span class="nw">2</span></a>'
     """  # noqa: E501
     if not text:
@@ -209,7 +209,7 @@ def html_table(
         if row_headers and i == 0:
             return f'<th scope="row">{text}</th>'
         # a .num cell never wraps; a text cell's numbers stay whole, long identifiers may break
-        text = text if num[i] else _whole_numbers(str(text))
+        text = text if num[i] else keep_whole(str(text))
         if stack and str(text):  # one flex item on a phone card, so its text wraps as one
             text = f'<div class="cell-value">{text}</div>'
         return f'<td{num[i]} data-label="{labels[i]}">{text}</td>'

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.tables import _whole_numbers, html_table, table
+from companion.tables import html_table, keep_whole, table
 
 CSS = Path(__file__).resolve().parents[2] / "book" / "_assets" / "companion.css"
 
@@ -25,7 +25,7 @@ CSS = Path(__file__).resolve().parents[2] / "book" / "_assets" / "companion.css"
     ],
 )
 def test_a_long_identifier_is_the_one_breakable_piece(token):
-    out = _whole_numbers(f"weights {token} at 1.5")
+    out = keep_whole(f"weights {token} at 1.5")
     assert out == f'weights <span class="long-token">{token}</span> at <span class="nw">1.5</span>'
 
 
@@ -34,27 +34,27 @@ def test_a_long_identifier_is_the_one_breakable_piece(token):
     ["layernorm", "random", "pythia-1b", "whisper-tiny-en-encoder", "Marchenko–Pastur", "N/d"],
 )
 def test_an_ordinary_word_is_left_to_break_at_its_spaces_and_hyphens(word):
-    assert "long-token" not in _whole_numbers(word)
+    assert "long-token" not in keep_whole(word)
 
 
 def test_numbers_stay_whole_and_a_long_number_is_not_an_identifier():
-    assert _whole_numbers("3.14159265358979323") == '<span class="nw">3.14159265358979323</span>'
-    assert _whole_numbers("σ = 1.06e-02 (2,100 tokens)") == (
+    assert keep_whole("3.14159265358979323") == '<span class="nw">3.14159265358979323</span>'
+    assert keep_whole("σ = 1.06e-02 (2,100 tokens)") == (
         'σ = <span class="nw">1.06e-02</span> (<span class="nw">2,100</span> tokens)'
     )
 
 
 def test_tags_and_entities_are_kept_as_they_are():
     cell = '<a href="https://x.org/a_b/c.html" title="v0.1">Mistral&#x27;s 7 b</a>'
-    assert _whole_numbers(cell) == (
+    assert keep_whole(cell) == (
         '<a href="https://x.org/a_b/c.html" title="v0.1">Mistral&#x27;s '
         '<span class="nw">7</span> b</a>'
     )
     # an entity inside a long identifier belongs to it
-    assert _whole_numbers("a&amp;b/cdefghijklmnopq") == (
+    assert keep_whole("a&amp;b/cdefghijklmnopq") == (
         '<span class="long-token">a&amp;b/cdefghijklmnopq</span>'
     )
-    assert _whole_numbers("") == ""
+    assert keep_whole("") == ""
 
 
 def test_a_numeric_column_is_not_rewritten():

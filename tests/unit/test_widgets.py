@@ -641,15 +641,16 @@ def test_every_chapter_readout_states_numbers_that_follow_the_controls(chapter):
 def test_dead_directions_at_scale_readout_is_read_from_the_records():
     from companion.chapters.dead_directions.at_scale import figures as fig
 
-    model = "minilm-l6"
-    random, trained = fig._pair(model, "cpu")
-    text = fig.readout(model, "cpu")
-    for rec, what in ((trained, "Trained"), (random, "Random init")):
-        assert f"{what}, {rec['layers']} blocks: |v*ᵀCv*|/λ_max {abs(rec['rayleigh']):.1e}" in text
-        assert f"|cos(u_min, v*)| {rec['cos']:.3f}" in text
-        assert f"ρ {rec['diag_rayleigh']:.1e}: read as LayerNorm" in text
-    assert f"last {trained['sigma_ratio_no_pos0'][-1]:.3g}" in text
-    assert "null space" in text and "degenerate" in text  # three dead directions; post-LN
-    assert "RMSNorm" in fig.readout("gemma3-270m", "cpu")
+    random, trained = fig._pair("minilm-l6", "cpu")
+    text = fig.readout("minilm-l6", "cpu")
+    pair = (trained, random)
+    ray = " / ".join(f"{abs(r['rayleigh']):.1e}" for r in pair)
+    assert f"6 blocks), trained / random init: |v*ᵀCv*|/λ_max {ray};" in text
+    assert " / ".join(f"{r['cos']:.3f}" for r in pair) in text
+    assert " / ".join(f"{r['diag_rayleigh']:.1e}" for r in pair) in text
+    assert "read as LayerNorm / LayerNorm" in text
+    assert f"last {trained['sigma_ratio_no_pos0'][-1]:.3g} / " in text
+    assert "3-dim null space" in text and "degenerate" in text  # tiny γ entries; post-LN
+    assert "read as RMSNorm / RMSNorm" in fig.readout("gemma3-270m", "cpu")
     with pytest.raises(ValueError, match="`model` 'gpt9' has no record"):
         fig.readout("gpt9", "cpu")

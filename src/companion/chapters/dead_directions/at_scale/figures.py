@@ -156,38 +156,42 @@ def _num(x: float) -> str:
     return f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.1e}"
 
 
-def _reading(rec, what: str) -> str:
-    """One record's numbers in the readout: the two panels' values and the verdict."""
-    cos = f"|cos(u_min, v*)| {rec['cos']:.3f}"
-    if rec.get("kernel_dim", 1) > 1:  # tiny γ entries: v* against the whole null space
-        cos += f" (with the {rec['kernel_dim']}-dim null space {rec['cos_subspace']:.3f})"
-    text = (
-        f"{what}, {rec['layers']} blocks: |v*ᵀCv*|/λ_max {abs(rec['rayleigh']):.1e}, {cos}, "
-        f"ρ {rec['diag_rayleigh']:.1e}: read as {_NORMS.get(rec['verdict'], rec['verdict'])}"
-    )
-    ratio = rec["sigma_ratio_no_pos0"] or []
-    if len(ratio) > 1:
-        text += (
-            f"; σ_min ratio to block 0 (no position 0) lowest {_num(min(ratio[1:]))}, "
-            f"last {_num(ratio[-1])}"
-        )
-    return text + "."
-
-
 def readout(model: str = "smollm2-135m", scale: str = "cpu") -> str:
-    """The sentence under the Explore figure: the numbers both panels show for ``model``
-    (trained and at random initialisation at the same depth) and the verdict, from the
+    """The sentence under the Explore figure: the numbers both panels show for ``model``,
+    trained / at random initialisation at the same depth, and the verdicts, from the
     records."""
-    random, trained = _pair(model, scale)
-    if random is None and trained is None:
+    pair = [r for r in reversed(_pair(model, scale)) if r is not None]  # trained first
+    if not pair:
         raise ValueError(f"`model` {model!r} has no record at scale {scale!r}")
-    rec = trained or random
+    rec = pair[0]
+
+    def both(fmt, key=None):
+        return " / ".join(fmt(r) if key is None else fmt(r[key]) for r in pair)
+
+    which = " / ".join(r["init"].replace("random", "random init") for r in pair)
     norm = _NORMS.get(rec["norm_registry"], rec["norm_registry"])
-    parts = [f"{model} ({norm}, d = {rec['d']}, {rec['dtype']} forward)."]
-    parts += [_reading(r, w) for r, w in ((trained, "Trained"), (random, "Random init")) if r]
-    if rec.get("profile_degenerate"):
-        parts.append("Post-LN: the pre-norm stream's σ_min profile is degenerate.")
-    return " ".join(parts)
+    text = (
+        f"{model} ({norm}, d = {rec['d']}, {rec['layers']} blocks), {which}: "
+        f"|v*ᵀCv*|/λ_max {both(lambda r: f'{abs(r):.1e}', 'rayleigh')}; "
+        f"|cos(u_min, v*)| {both(lambda c: f'{c:.3f}', 'cos')}"
+    )
+    dead = [r for r in pair if r.get("kernel_dim", 1) > 1]  # tiny γ entries
+    text += "".join(
+        f" ({r['init']}: {r['cos_subspace']:.3f} with its {r['kernel_dim']}-dim null space)"
+        for r in dead
+    )
+    text += (
+        f"; ρ {both(lambda x: f'{x:.1e}', 'diag_rayleigh')}, read as "
+        f"{both(lambda v: _NORMS.get(v, v), 'verdict')}"
+    )
+    ratios = [r["sigma_ratio_no_pos0"] or [] for r in pair]
+    if all(len(x) > 1 for x in ratios):
+        low = " / ".join(_num(min(x[1:])) for x in ratios)
+        last = " / ".join(_num(x[-1]) for x in ratios)
+        text += f"; σ_min ratio to block 0 (no position 0) lowest {low}, last {last}"
+        if rec.get("profile_degenerate"):
+            text += " (post-LN: degenerate)"
+    return text + "."
 
 
 def explore(scale: str = "cpu") -> Explore:
