@@ -6,6 +6,7 @@ never "1.06e-" and "02"); the one thing allowed to break anywhere is a long iden
 code. Measured as drawn: each word of a cell's text (a run of letters and digits, a number
 with its decimal point and exponent kept as one) is a DOM Range, and a Range whose boxes sit
 on more than one line is a broken word. A break at a hyphen or a slash is between two words.
+Folded tables (``<details>``) are opened for the measurement and folded again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ __all__ = ["BROKEN_WORDS", "broken_word_problems"]
 #: cell in ``main`` (``where``: the table's caption, or its cell's column name).
 BROKEN_WORDS = r"""
 () => {
+  // folded tables are read unfolded (a reader opens them), then folded back as they were
+  const opened = [...document.querySelectorAll('main details:not([open])')];
+  opened.forEach(d => { d.open = true; });
   const out = [];
   const word = /[\p{L}\p{N}]+(?:[.,][\p{L}\p{N}]+)*(?:(?<=\d[eE])[-+−]\p{N}+)?/gu;
   const cells = 'main table td, main table th';
@@ -37,6 +41,7 @@ BROKEN_WORDS = r"""
       }
     }
   }
+  opened.forEach(d => { d.open = false; });
   return out;
 }
 """  # noqa: E501
