@@ -16,7 +16,7 @@ import os
 import re
 
 from companion import claims as _c
-from companion.tables import html_table
+from companion.tables import html_table, keep_whole
 
 __all__ = ["cards", "counts_table", "fmt_value", "ledger_view", "measured_text", "smoke"]
 
@@ -176,8 +176,14 @@ def _fields(r) -> list[tuple[str, str]]:
     return out
 
 
+def _whole_fields(r) -> list[tuple[str, str]]:
+    """:func:`_fields` with each number kept whole and only long identifiers breakable, as
+    in every table of the book (a narrow column never splits "2.1e-02" or a word)."""
+    return [(k, keep_whole(v)) for k, v in _fields(r)]
+
+
 def _card(r) -> str:
-    rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in _fields(r))
+    rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in _whole_fields(r))
     return (
         f'<div class="claim-card claim-{_css_status(r)}" id="claim-{html.escape(r.id)}">'
         f'<div class="claim-card-id"><code>{html.escape(r.id)}</code></div>'
@@ -191,14 +197,14 @@ def _rel_link(chapter: str) -> str:
 
 
 def _row(r) -> str:
-    fields = dict(_fields(r))
+    fields = dict(_whole_fields(r))
     chap = ""
     if r.chapter:
         link = html.escape(_rel_link(r.chapter) + f"#claim-{r.id}")
         chap = f' <a href="{link}">{html.escape(r.chapter.split("/")[-1])}</a>'
     more = "".join(
         f"<dt>{k}</dt><dd>{v}</dd>"
-        for k, v in _fields(r)
+        for k, v in fields.items()
         if k not in ("Claim", "Paper", "Ours", "Status")
     )
     return (
