@@ -330,3 +330,29 @@ def test_every_status_and_the_smoke_display_have_their_colours_light_and_dark():
             f'html[data-theme="dark"] .claim-badge.claim-{s} {{',
         ):
             assert rule in css, rule
+
+
+def test_a_claim_naming_several_values_shows_every_one():
+    # dong.thm3.finite_p names four p; "ours" once showed only p = 0.05
+    from companion.claims.render import cards
+
+    shown = claims.per_setting({"p = 0.01": (2.6658, 0.0073), "p = 0.1": (2.2968, 0.0041)})
+    c = claims.Claim(
+        id="dong.test_only3",
+        paper="dong",
+        statement="s",
+        paper_value="1",
+        method="m",
+        tolerance="t",
+        provenance=("reconstruction",),
+        measure=lambda scale, full: claims.Measurement(value=2.2968, agrees=True, shown=shown),
+        evidence="simulation",
+        control_none="a test claim",
+    )
+    r = claims.run(c)
+    assert r.value == 2.2968 and r.to_dict()["shown"] == shown
+    page = cards([r])._repr_html_()
+    for number in ("2.6658", "0.0073", "2.2968", "0.0041"):
+        assert f'<span class="nw">{number}</span>' in page
+    result = ledger.run("dong.thm3.finite_p", controls=False)
+    assert result.shown.count("±") == 4

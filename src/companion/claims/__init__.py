@@ -43,6 +43,7 @@ from companion.claims.core import (
     ClaimResult,
     Measurement,
     NotRun,
+    per_setting,
 )
 from companion.claims.machine import display_name, machine, measured_on_records
 from companion.claims.output import counts, to_json
@@ -65,6 +66,7 @@ __all__ = [
     "display_name",
     "machine",
     "measured_on_records",
+    "per_setting",
     "run",
     "to_json",
 ]

@@ -5,6 +5,7 @@ provenance, evidence and status."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -17,6 +18,7 @@ __all__ = [
     "NotRun",
     "PROVENANCE",
     "STATUSES",
+    "per_setting",
 ]
 
 #: Where a claim comes from (the specs' tags, in words a reader understands).
@@ -87,6 +89,10 @@ class Measurement:
     cannot decide, and ``reason`` says why). Both are computed from the data, never typed in
     (:func:`decide` makes them from an estimate). ``value`` is what the book prints as "ours".
 
+    ``shown`` is how "ours" reads when the statement names several values (one per p, say):
+    every one of them, from :func:`per_setting`; ``value`` stays the single number the JSON
+    gives.
+
     ``source`` names the results file and command a model measurement read ("" when it was
     measured in this build); ``measured_on`` says on what (see :func:`measured_on_records`):
     models, scale, machine, date, and how many of the expected records were present.
@@ -100,6 +106,7 @@ class Measurement:
     source: str = ""
     measured_on: dict | None = None
     unresolved: bool = False
+    shown: str = ""
 
 
 @dataclass(frozen=True)
@@ -215,6 +222,7 @@ class ClaimResult:
     stderr: float | None
     status: str
     runtime_s: float
+    shown: str = ""
     detail: str = ""
     reason: str = ""
     source: str = ""
@@ -234,3 +242,20 @@ class ClaimResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def per_setting(values: dict) -> str:
+    """Several estimates as one "ours": ``{label: (value, stderr)}`` in the statement's order,
+    each value given to the decimals its standard error (two significant digits) resolves.
+
+    >>> per_setting({"p = 0.01": (2.66581, 0.0073), "p = 0.5%": (79.78, 28.6)})
+    'p = 0.01: 2.6658 ± 0.0073; p = 0.5%: 80 ± 29'
+    """
+
+    def one(v: float, se: float) -> str:
+        if not se > 0:
+            return f"{v:.4g}"
+        dec = max(0, 1 - math.floor(math.log10(se)))
+        return f"{v:.{dec}f} ± {se:.{dec}f}"
+
+    return "; ".join(f"{k}: {one(v, se)}" for k, (v, se) in values.items())

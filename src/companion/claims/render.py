@@ -50,9 +50,12 @@ _PAPER = {"dong": "Dong (2026)", "shirodkar": "Shirodkar & Narayanan (2026)"}
 
 
 def fmt_value(r) -> str:
-    """Our value as text: ``"0.6368 ± 0.00017"``, a string as is, ``"—"`` when not run."""
+    """Our value as text: ``"0.6368 ± 0.00017"``, a string as is, ``"—"`` when not run, and
+    every value when the claim names several (``r.shown``)."""
     if r.value is None:
         return "—"
+    if getattr(r, "shown", ""):
+        return r.shown
     if isinstance(r.value, str):
         return r.value
     if r.stderr:
@@ -149,12 +152,18 @@ def _control_text(r) -> str:
     return text
 
 
+def _ours_html(r) -> str:
+    # several values (one per p, say) read one per line in a narrow column
+    parts = fmt_value(r).split("; ") if getattr(r, "shown", "") else [fmt_value(r)]
+    return "<br>".join(_esc(p) for p in parts)
+
+
 def _fields(r) -> list[tuple[str, str]]:
     """(label, escaped HTML) pairs of one claim, in reading order."""
     out = [
         ("Claim", _esc(r.statement)),
         ("Paper", _esc(r.paper_value) + f" <small>({_esc(', '.join(r.provenance))})</small>"),
-        ("Ours", "— (smoke scale: not a measurement)" if smoke(r) else _esc(fmt_value(r))),
+        ("Ours", "— (smoke scale: not a measurement)" if smoke(r) else _ours_html(r)),
         ("Status", _badges(r)),
         ("Evidence", _esc(_c.EVIDENCE[r.evidence])),
     ]

@@ -95,6 +95,7 @@ def run(
         **common,
         value=m.value,
         stderr=m.stderr,
+        shown=m.shown,
         status=status,
         runtime_s=runtime,
         detail=m.detail,

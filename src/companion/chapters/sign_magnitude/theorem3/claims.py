@@ -14,12 +14,13 @@ from companion.chapters.sign_magnitude.theorem3.records import (
     author_theorem3,
     ladder,
     our_estimate,
+    per_p,
     table2_records,
     width_extrapolation,
     z_score,
 )
 from companion.chapters.sign_magnitude.theorem3.sizes import LADDER_PS, SIZES
-from companion.claims import Claim, Measurement
+from companion.claims import Claim, Measurement, per_setting
 from companion.theory import transverse_ratio as _tr
 from companion.theory.transverse_ratio import (
     PAPER_TABLE2,
@@ -127,7 +128,8 @@ def _finite(reference, what: str, scale: str) -> Measurement:
         stderr=c05.stderr,
         agrees=ok,
         reason="" if ok else f"the width-extrapolated C is more than 4 SE from {what} ({bad})",
-        detail="value shown: p = 0.05. " + _ladder_text(scale, ps),
+        detail=_ladder_text(scale, ps),
+        shown=per_setting({f"p = {p:g}": (ext[p][0].value, ext[p][0].stderr) for p in ps}),
     )
 
 
@@ -165,16 +167,16 @@ def _thm3_author(scale: str = "cpu", full: bool = False, shift: int = 0) -> Meas
         agrees=ok,
         reason=""
         if ok
-        else "ours differs from the author's code by more than 4 combined SE "
-        + "("
+        else "ours differs from the author's code by more than 4 combined SE ("
         + ", ".join(f"{p:g}: {z:+.1f}" for p, z in zs.items())
-        + ")",
+        + ")",  # fmt: skip
         detail=f"n = m = d = {n}, {recs[0.01]['seeds']} weight draws × "
-        f"{recs[0.01]['samples']} inputs, one independent run per p (value shown: p = 0.01). "
+        f"{recs[0.01]['samples']} inputs, one independent run per p. "
         f"{text}. Author's code: {a['script']} at commit {a['commit']}, "
         f"{a['call']}, seeds {a['seed_list']}, run on {a['machine']} ({a['time'][:10]}).",
         source=f"theorem3/table2-{scale}.jsonl; author/theorem3_v1.json",
         measured_on=on,
+        shown=per_p(recs),
     )
 
 
@@ -230,18 +232,19 @@ def _thm3_table2(scale: str = "cpu", full: bool = False) -> Measurement:
         detail="; ".join(rows),
         source=f"theorem3/table2-{scale}.jsonl; author/theorem3_v1.json",
         measured_on=on,
+        shown=per_p(recs),
     )
 
 
 def _thm3_hidden(scale: str = "cpu", full: bool = False) -> Measurement:
     lad = ladder(scale)
-    n = max(lad)
-    parts, ok, res = [], True, []
+    n, parts, ok, res, hidden = max(lad), [], True, [], {}
     for p in (0.01, 0.05):
         r = lad[n][LADDER_PS.index(p)]
         diff, se = r.value - r.C_hidden.value, r.C_out_minus_hidden.stderr  # SE paired
         ok &= abs(diff) <= 4 * se
         res.append(4 * se / r.value)
+        hidden[f"C_hidden at p = {p:g}"] = (r.C_hidden.value, r.C_hidden.stderr)
         parts.append(f"p = {p:g}: C_out {r:.4f}, C_hidden {r.C_hidden:.4f}, difference "
                      f"{diff:+.5f} ± {se:.5f} (z = {diff / se:+.2f})")  # fmt: skip
     first = lad[n][LADDER_PS.index(0.01)].C_hidden
@@ -250,7 +253,8 @@ def _thm3_hidden(scale: str = "cpu", full: bool = False) -> Measurement:
         stderr=first.stderr,
         agrees=bool(ok),
         reason="" if ok else "C on the hidden layer differs from C on the output by > 4 SE",
-        detail=f"n = m = d = {n} (the ladder's widest run; value shown: C_hidden at p = 0.01): "
+        shown=per_setting(hidden),
+        detail=f"n = m = d = {n} (the ladder's widest run): "
         + "; ".join(parts)
         + f" (SE of the difference paired per seed; 4 SE resolves a relative difference of "
         f"{max(res):.2%}, against 1/d = {1 / n:.2%})",
@@ -259,16 +263,12 @@ def _thm3_hidden(scale: str = "cpu", full: bool = False) -> Measurement:
 
 @lru_cache(maxsize=4)
 def _trap_sims(scale: str):
-    n = SIZES[scale].ladder_widths[0]
-    return tuple(
-        simulate_transverse_ratio_grid(
-            (0.01, 0.05),
-            n,
-            samples=SIZES[scale].ladder_samples,
-            seeds=SIZES[scale].ladder_seeds,
-            rng=np.random.default_rng([20261203, n]),
-        )
+    s, n = SIZES[scale], SIZES[scale].ladder_widths[0]
+    rng = np.random.default_rng([20261203, n])
+    sims = simulate_transverse_ratio_grid(
+        (0.01, 0.05), n, samples=s.ladder_samples, seeds=s.ladder_seeds, rng=rng
     )
+    return tuple(sims)
 
 
 def _no_sqrt_term(p: float) -> float:

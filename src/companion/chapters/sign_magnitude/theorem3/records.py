@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from companion.chapters.sign_magnitude.theorem3.sizes import LADDER_PS, SIZES
-from companion.claims import NotRun
+from companion.claims import NotRun, per_setting
 from companion.stats import MCEstimate
 from companion.theory import transverse_ratio as _tr
 from companion.theory.transverse_ratio import PAPER_TABLE2, simulate_transverse_ratio_grid
@@ -152,6 +152,11 @@ def author_theorem3() -> dict:
 
 def our_estimate(rec) -> MCEstimate:
     return MCEstimate(rec["C"], rec["C_se"], rec["seeds"])
+
+
+def per_p(recs: dict) -> str:
+    """Our C at each of Table 2's p, as a claim's "ours" shows them."""
+    return per_setting({f"p = {p:g}": (recs[p]["C"], recs[p]["C_se"]) for p in sorted(recs)})
 
 
 def author_estimate(a: dict, p: float) -> MCEstimate:

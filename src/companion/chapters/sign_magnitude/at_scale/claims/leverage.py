@@ -16,7 +16,7 @@ from companion.chapters.sign_magnitude.at_scale.claims._common import (
 )
 from companion.chapters.sign_magnitude.at_scale.records import model_records
 from companion.chapters.sign_magnitude.at_scale.sizes import SIZES
-from companion.claims import Claim, Measurement, NotRun, decide
+from companion.claims import Claim, Measurement, NotRun, decide, per_setting
 from companion.stats import MCEstimate, ratio_estimate
 
 
@@ -151,9 +151,12 @@ def _leverage(scale: str = "cpu", full: bool = False) -> Measurement:
         agrees=not deviate,
         unresolved=not deviate and (bool(open_) or k < planned),
         reason=reason,
+        shown=per_setting(
+            {f"p = {100 * p:g}%": (e.value, e.stderr) for p, (e, *_) in rows.items()}
+        ),
         detail=f"{who(s)}, {k} seeds per linear-regime p ({planned} planned; paper 10), "
         "count-matched flips; seed-level ratio of summed ΔNLLs with its delta-method SE over "
-        "seeds; value shown: p = 0.1%. "
+        "seeds. "
         + "; ".join(parts)
         + ". How the seeds spread: "
         + "; ".join(_tails(rows))
