@@ -81,17 +81,9 @@ def test_fact1_is_reproduced_via_the_cli(capsys):
 
 
 def test_deviation_without_reason_is_refused():
-    c = claims.Claim(
+    c = _claim(
         id="dong.test_only",
-        paper="dong",
-        statement="s",
-        paper_value="1",
-        method="m",
-        tolerance="t",
-        provenance=("reconstruction",),
         measure=lambda scale, full: claims.Measurement(value=2.0, agrees=False),
-        evidence="simulation",
-        control_none="a test claim",
     )
     with pytest.raises(
         ValueError, match=re.escape("`reason` must be given when claim 'dong.test_only' deviates")
@@ -103,19 +95,7 @@ def test_not_run_is_reported_not_raised():
     def measure(scale, full):
         raise claims.NotRun("needs results/x.jsonl")
 
-    c = claims.Claim(
-        id="dong.test_only2",
-        paper="dong",
-        statement="s",
-        paper_value="1",
-        method="m",
-        tolerance="t",
-        provenance=("reconstruction",),
-        measure=measure,
-        evidence="simulation",
-        control_none="a test claim",
-        heavy=True,
-    )
+    c = _claim(id="dong.test_only2", measure=measure, heavy=True)
     r = claims.run(c)
     assert r.status == "not-run" and r.reason == "needs results/x.jsonl"
 
@@ -337,17 +317,8 @@ def test_a_claim_naming_several_values_shows_every_one():
     from companion.claims.render import cards
 
     shown = claims.per_setting({"p = 0.01": (2.6658, 0.0073), "p = 0.1": (2.2968, 0.0041)})
-    c = claims.Claim(
-        id="dong.test_only3",
-        paper="dong",
-        statement="s",
-        paper_value="1",
-        method="m",
-        tolerance="t",
-        provenance=("reconstruction",),
-        measure=lambda scale, full: claims.Measurement(value=2.2968, agrees=True, shown=shown),
-        evidence="simulation",
-        control_none="a test claim",
+    c = _claim(
+        measure=lambda scale, full: claims.Measurement(value=2.2968, agrees=True, shown=shown)
     )
     r = claims.run(c)
     assert r.value == 2.2968 and r.to_dict()["shown"] == shown
