@@ -285,7 +285,10 @@ def test_a_smoke_box_says_the_path_was_checked_not_the_claim():
     smoke = ledger.claims_box("sign_magnitude/bussgang", scale="smoke")
     (rc,), (rs,) = cpu.results, smoke.results
     html_cpu, html_smoke = cpu._repr_html_(), smoke._repr_html_()
-    text_cpu, text_smoke = (re.sub(r"<[^>]+>", "", h) for h in (html_cpu, html_smoke))
+    # the text as read: tags dropped, a no-break space read as a space
+    text_cpu, text_smoke = (
+        re.sub(r"<[^>]+>", "", h).replace("\xa0", " ") for h in (html_cpu, html_smoke)
+    )
     assert "✔ reproduced" in text_cpu and render.fmt_value(rc) in text_cpu
     assert "path checked" not in html_cpu and "claim-smoke" not in html_cpu
     assert "path checked (smoke)" in html_smoke and 'class="claim-card claim-smoke"' in html_smoke
@@ -323,7 +326,7 @@ def test_a_claim_naming_several_values_shows_every_one():
     r = claims.run(c)
     assert r.value == 2.2968 and r.to_dict()["shown"] == shown
     page = cards([r])._repr_html_()
-    for number in ("2.6658", "0.0073", "2.2968", "0.0041"):
-        assert f'<span class="nw">{number}</span>' in page
+    for value, se in (("2.6658", "0.0073"), ("2.2968", "0.0041")):
+        assert f'<span class="nw">{value}</span>\u00a0±\u00a0<span class="nw">{se}</span>' in page
     result = ledger.run("dong.thm3.finite_p", controls=False)
     assert result.shown.count("±") == 4

@@ -153,9 +153,10 @@ def _control_text(r) -> str:
 
 
 def _ours_html(r) -> str:
-    # several values (one per p, say) read one per line in a narrow column
+    # several values (one per p, say) read one per line in a narrow column, and a value
+    # never parts from its standard error ("2.6658 ±" above "0.0073" read as two numbers)
     parts = fmt_value(r).split("; ") if getattr(r, "shown", "") else [fmt_value(r)]
-    return "<br>".join(_esc(p) for p in parts)
+    return "<br>".join(_esc(p).replace(" ± ", "\u00a0±\u00a0") for p in parts)
 
 
 def _fields(r) -> list[tuple[str, str]]:
