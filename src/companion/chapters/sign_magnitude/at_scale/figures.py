@@ -65,10 +65,14 @@ def _mark(line, p, **_):
     line.set_xdata([p, p])
 
 
+def _nearest_row(summary: dict, p: float) -> dict:
+    """The leverage sweep's row whose flip fraction is nearest to p (on a log scale)."""
+    return min(summary["rows"], key=lambda r: abs(np.log(r["p"]) - np.log(p)))
+
+
 def _seeds(p, model, scale):
     """The leverage row nearest to p and, per pool, (seeds, ΔNLL, 2 SE across windows)."""
-    rows = model_summary("leverage", model, scale)["rows"]
-    r = min(rows, key=lambda r: abs(np.log(r["p"]) - np.log(p)))
+    r = _nearest_row(model_summary("leverage", model, scale), p)
     recs = [x for x in model_records("leverage", model, scale) if x.get("p") == r["p"]]
     out = []
     for pool in ("outlier", "non"):
@@ -143,7 +147,7 @@ def readout(p: float, metric: str, model: str = "smollm2-135m", scale: str = "cp
     s = model_summary("leverage", model, scale)
     if s is None:
         return f"no leverage results for {model} at {scale} scale"
-    r = min(s["rows"], key=lambda r: abs(np.log(r["p"]) - np.log(p)))
+    r = _nearest_row(s, p)
     key, paper = ("nll_lev", "paper_nll") if metric == "nll" else ("ppl_lev", "paper_ppl")
     lev, pred = r[key], s.get("prediction", {}).get("n_E_alpha2_outlier")
     return (
