@@ -18,6 +18,7 @@ __all__ = [
     "NotRun",
     "PROVENANCE",
     "STATUSES",
+    "format_value",
     "per_setting",
 ]
 
@@ -244,6 +245,23 @@ class ClaimResult:
         return asdict(self)
 
 
+def format_value(value, stderr=None) -> str:
+    """A measured value with its standard error, to the SE's second significant digit (as
+    the slides and a claim's several values print it; "—" for a value not measured).
+
+    >>> format_value(2.70213, 0.00461)
+    '2.7021 ± 0.0046'
+    >>> format_value(0.6366)
+    '0.6366'
+    """
+    if isinstance(value, str) or value is None:
+        return "—" if value is None else value
+    if not stderr or not math.isfinite(stderr):
+        return f"{value:.4g}"
+    digits = max(0, 1 - math.floor(math.log10(abs(stderr))))
+    return f"{value:.{digits}f} ± {stderr:.{digits}f}"
+
+
 def per_setting(values: dict) -> str:
     """Several estimates as one "ours": ``{label: (value, stderr)}`` in the statement's order,
     each value given to the decimals its standard error (two significant digits) resolves.
@@ -251,11 +269,4 @@ def per_setting(values: dict) -> str:
     >>> per_setting({"p = 0.01": (2.66581, 0.0073), "p = 0.5%": (79.78, 28.6)})
     'p = 0.01: 2.6658 ± 0.0073; p = 0.5%: 80 ± 29'
     """
-
-    def one(v: float, se: float) -> str:
-        if not se > 0:
-            return f"{v:.4g}"
-        dec = max(0, 1 - math.floor(math.log10(se)))
-        return f"{v:.{dec}f} ± {se:.{dec}f}"
-
-    return "; ".join(f"{k}: {one(v, se)}" for k, (v, se) in values.items())
+    return "; ".join(f"{k}: {format_value(v, se)}" for k, (v, se) in values.items())

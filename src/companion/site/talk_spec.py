@@ -33,8 +33,9 @@ from __future__ import annotations
 import html
 import importlib
 import importlib.util
-import math
 import re
+
+from companion.claims.core import format_value
 
 __all__ = [
     "BADGE",
@@ -149,22 +150,6 @@ def talk_of(chapter_module) -> dict:
     """The checked ``TALK`` of a chapter package (:func:`check_talk`)."""
     name = chapter_module.__name__ + ".talk"
     return check_talk(importlib.import_module(name).TALK, name)
-
-
-def format_value(value, stderr=None) -> str:
-    """A measured value with its standard error, to the SE's second significant digit.
-
-    >>> format_value(2.70213, 0.00461)
-    '2.7021 ± 0.0046'
-    >>> format_value(0.6366)
-    '0.6366'
-    """
-    if isinstance(value, str) or value is None:
-        return "—" if value is None else value
-    if not stderr or not math.isfinite(stderr):
-        return f"{value:.4g}"
-    digits = max(0, 1 - math.floor(math.log10(abs(stderr))))
-    return f"{value:.{digits}f} ± {stderr:.{digits}f}"
 
 
 def tally(results) -> str:
